@@ -1,0 +1,1 @@
+"""backtestd: a self-hostable strategy backtesting service."""

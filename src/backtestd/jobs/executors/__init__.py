@@ -1,0 +1,1 @@
+"""jobs.executors layer."""

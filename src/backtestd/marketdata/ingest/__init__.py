@@ -1,0 +1,1 @@
+"""marketdata.ingest layer."""

@@ -1,0 +1,1 @@
+"""storage.db.repositories layer."""
