@@ -1,1 +1,8 @@
-"""storage.db.tables layer."""
+"""Table definitions (SQLAlchemy Core metadata); one module per resource."""
+
+from backtestd.storage.db.tables.api_keys import api_keys
+from backtestd.storage.db.tables.base import metadata
+from backtestd.storage.db.tables.market import market_hours
+from backtestd.storage.db.tables.usage import storage_items
+
+__all__ = ["api_keys", "market_hours", "metadata", "storage_items"]

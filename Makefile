@@ -1,0 +1,35 @@
+# backtestd — two commands: `make run` starts the service, `make test` runs the whole suite.
+# Both bootstrap a fresh machine: uv (if missing), the .venv from uv.lock, the Java engine.
+SHELL := /bin/bash
+VENV := .venv
+UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
+export BACKTESTD_HOST ?= 127.0.0.1
+export BACKTESTD_PORT ?= 8080
+export BACKTESTD_DATA_DIR ?= ./var
+
+.PHONY: run test install jvm lint unit bench
+
+$(VENV)/.installed: pyproject.toml uv.lock
+	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install --quiet uv==0.13.9
+	$(UV) sync --frozen
+	@touch $@
+
+install: $(VENV)/.installed
+
+jvm:
+	@if [ -f jvm/build.sh ]; then bash jvm/build.sh; fi
+
+run: install jvm
+	$(VENV)/bin/backtestd serve
+
+lint: install
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
+
+test: install jvm lint
+	$(VENV)/bin/pytest
+
+unit: install
+	$(VENV)/bin/pytest tests/unit

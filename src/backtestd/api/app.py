@@ -1,0 +1,53 @@
+"""``create_app``: the FastAPI application under ``/v1``, built from settings."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, FastAPI
+
+from backtestd.api.body_limit import BodyLimitMiddleware
+from backtestd.api.errors import install_error_handlers
+from backtestd.api.routes import account, auth, market
+from backtestd.services.container import Services, build_services
+from backtestd.settings import Settings
+
+API_PREFIX = "/v1"
+
+
+def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
+    """Build the app; the lifespan creates (or adopts) the services and disposes of them."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = services is None
+        app.state.services = services or build_services(settings)
+        try:
+            yield
+        finally:
+            if owned:
+                app.state.services.close()
+
+    app = FastAPI(
+        title="backtestd — Strategy Backtesting Service API",
+        version="0.128.20",
+        openapi_url=f"{API_PREFIX}/openapi.json",
+        docs_url=f"{API_PREFIX}/docs",
+        redoc_url=None,
+        redirect_slashes=False,
+        lifespan=lifespan,
+    )
+    v1 = APIRouter(prefix=API_PREFIX)
+    for module in (auth, account, market):
+        v1.include_router(module.router)
+    app.include_router(v1)
+    install_error_handlers(app)
+
+    def cap_for(method: str, path: str) -> int:
+        if method == "POST" and path.rstrip("/") == f"{API_PREFIX}/strategy":
+            return settings.strategy_max_bytes
+        return settings.max_body_bytes
+
+    app.add_middleware(BodyLimitMiddleware, cap_for=cap_for)
+    return app

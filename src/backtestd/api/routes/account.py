@@ -1,0 +1,46 @@
+"""``GET /v1/account`` and ``GET /v1/account/usage``."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from backtestd.api.deps import PrincipalDep, ServicesDep
+from backtestd.api.schemas.account import Account, AccountLinks, AccountUsage, UsageLinks
+from backtestd.api.schemas.common import HalLink, ResponseError
+
+router = APIRouter(tags=["account"], responses={401: {"model": ResponseError}})
+
+ACCOUNT_HREF = "/v1/account"
+USAGE_HREF = "/v1/account/usage"
+
+
+@router.get("/account", response_model=Account, summary="Identity and tier limits")
+def get_account(principal: PrincipalDep, services: ServicesDep) -> Account:
+    limits = services.accounts.limits(principal)
+    return Account(
+        userId=principal.user_id,
+        tier=principal.tier,
+        maxExecute=limits.max_execute,
+        maxRangeDays=limits.max_range_days,
+        maxSweepCartesian=limits.max_sweep_cartesian,
+        maxImportRangeHours=limits.max_import_range_hours,
+        maxDatasets=limits.max_datasets,
+        maxDatasetBytes=limits.max_dataset_bytes,
+        maxTotalStorageBytes=limits.max_total_storage_bytes,
+        _links=AccountLinks(self=HalLink(href=ACCOUNT_HREF), usage=HalLink(href=USAGE_HREF)),
+    )
+
+
+@router.get("/account/usage", response_model=AccountUsage, summary="Live storage usage")
+def get_account_usage(principal: PrincipalDep, services: ServicesDep) -> AccountUsage:
+    usage = services.accounts.usage(principal)
+    return AccountUsage(
+        datasetsUsed=usage.datasets_used,
+        datasetBytesUsed=usage.dataset_bytes_used,
+        signalsUsed=usage.signals_used,
+        signalBytesUsed=usage.signal_bytes_used,
+        strategiesUsed=usage.strategies_used,
+        strategyBytesUsed=usage.strategy_bytes_used,
+        storageBytesUsed=usage.storage_bytes_used,
+        _links=UsageLinks(self=HalLink(href=USAGE_HREF), account=HalLink(href=ACCOUNT_HREF)),
+    )

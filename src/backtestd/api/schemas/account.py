@@ -1,0 +1,41 @@
+"""Wire shapes of ``/v1/account`` and ``/v1/account/usage``."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from backtestd.api.schemas.common import HalLink, WireModel
+
+
+class AccountLinks(WireModel):
+    self_: HalLink = Field(alias="self")
+    usage: HalLink
+
+
+class Account(WireModel):
+    userId: str
+    tier: str
+    maxExecute: int
+    maxRangeDays: int
+    maxSweepCartesian: int
+    maxImportRangeHours: int
+    maxDatasets: int
+    maxDatasetBytes: int
+    maxTotalStorageBytes: int
+    links: AccountLinks = Field(alias="_links")
+
+
+class UsageLinks(WireModel):
+    self_: HalLink = Field(alias="self")
+    account: HalLink
+
+
+class AccountUsage(WireModel):
+    datasetsUsed: int
+    datasetBytesUsed: int
+    signalsUsed: int
+    signalBytesUsed: int
+    strategiesUsed: int
+    strategyBytesUsed: int
+    storageBytesUsed: int
+    links: UsageLinks = Field(alias="_links")

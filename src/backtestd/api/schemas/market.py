@@ -1,0 +1,54 @@
+"""Wire shapes of the public market-data catalogue."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from backtestd.api.schemas.common import HalLink, WireModel
+
+
+class Exchange(WireModel):
+    id: str
+    name: str
+    description: str
+
+
+class CoverageWindow(WireModel):
+    from_: datetime | None = Field(default=None, alias="from")
+    to: datetime | None = None
+    inactiveSince: datetime | None = None
+
+
+class Coverage(WireModel):
+    tickers: CoverageWindow | None = None
+    klines: CoverageWindow | None = None
+
+
+class Instrument(WireModel):
+    id: str
+    base: str
+    quote: str
+    coverage: Coverage
+    lastPrice: float
+    volume24h: float
+
+
+class InstrumentListMeta(WireModel):
+    updatedAt: datetime
+    exchange: str
+    segment: Literal["spot", "futures"]
+
+
+class InstrumentLinks(WireModel):
+    self_: HalLink = Field(alias="self")
+    spot: HalLink
+    futures: HalLink
+
+
+class InstrumentListResponse(WireModel):
+    data: list[Instrument]
+    meta: InstrumentListMeta
+    links: InstrumentLinks = Field(alias="_links")

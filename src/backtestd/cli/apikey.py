@@ -1,0 +1,77 @@
+"""``backtestd apikey create|revoke|list``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import typer
+
+from backtestd.cli.common import DataDirOption, fail, settings_from
+from backtestd.errors import BacktestdError
+from backtestd.services.container import build_services
+
+app = typer.Typer(help="Manage API keys (stored as hashes; a key is shown only once).")
+
+
+@app.command("create")
+def create(
+    user: Annotated[str, typer.Option("--user", help="Account id the key belongs to")],
+    tier: Annotated[str, typer.Option("--tier", help="free, basic, pro or elite")] = "free",
+    expires: Annotated[
+        str | None, typer.Option("--expires", help="Expiry as ISO-8601, e.g. 2027-01-01T00:00Z")
+    ] = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Create a key; the key itself is the last line of stdout."""
+    expires_at = None
+    if expires:
+        try:
+            expires_at = datetime.fromisoformat(expires.replace("Z", "+00:00"))
+        except ValueError:
+            fail(f"--expires {expires!r} is not an ISO-8601 date-time")
+    services = build_services(settings_from(data_dir))
+    try:
+        record, raw_key = services.auth.create_key(user, tier, expires_at)
+    except BacktestdError as exc:
+        fail(exc.message)
+        return
+    finally:
+        services.close()
+    typer.echo(f"created key {record.key_id} for user {record.user_id} (tier {record.tier})")
+    typer.echo(raw_key)
+
+
+@app.command("revoke")
+def revoke(
+    key: Annotated[str, typer.Argument(help="The key, or its id as shown by 'list'")],
+    data_dir: DataDirOption = None,
+) -> None:
+    """Revoke a key; tokens already issued stay valid until they expire."""
+    services = build_services(settings_from(data_dir))
+    try:
+        record = services.auth.revoke_key(key)
+    except BacktestdError as exc:
+        fail(exc.message)
+        return
+    finally:
+        services.close()
+    typer.echo(f"revoked key {record.key_id} of user {record.user_id}")
+
+
+@app.command("list")
+def list_keys(data_dir: DataDirOption = None) -> None:
+    """List keys (ids only; the secrets are not stored)."""
+    services = build_services(settings_from(data_dir))
+    try:
+        records = services.auth.list_keys()
+    finally:
+        services.close()
+    typer.echo(f"{'KEY ID':<18} {'USER':<24} {'TIER':<6} {'CREATED':<26} {'EXPIRES':<26} STATUS")
+    for r in records:
+        status = "revoked" if r.revoked_at else "active"
+        expires = r.expires_at.isoformat() if r.expires_at else "-"
+        typer.echo(
+            f"{r.key_id:<18} {r.user_id:<24} {r.tier:<6} {r.created_at.isoformat():<26} "
+            f"{expires:<26} {status}"
+        )

@@ -1,0 +1,39 @@
+"""``backtestd ingest``: store downloaded exchange archive files as hourly market data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from backtestd.cli.common import DataDirOption, fail, settings_from
+from backtestd.errors import BacktestdError
+from backtestd.services.container import build_services
+
+
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Archive files (.csv or .zip)")],
+    exchange: Annotated[str, typer.Option(help="Exchange id to store under")] = "binance",
+    instrument: Annotated[
+        str | None, typer.Option(help="Override the instrument, e.g. BTC/USDT")
+    ] = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Read Binance public-archive klines/trades files into the hourly store."""
+    from backtestd.services.ingest import IngestService
+
+    services = build_services(settings_from(data_dir))
+    try:
+        service = IngestService(services.store)
+        for path in paths:
+            report = service.ingest_file(exchange, path, instrument)
+            typer.echo(
+                f"{path.name}: {report.instrument} {report.kind} "
+                f"{report.hours} hours, {report.rows} rows "
+                f"({report.first_hour:%Y-%m-%dT%H} .. {report.last_hour:%Y-%m-%dT%H})"
+            )
+    except BacktestdError as exc:
+        fail(exc.message)
+    finally:
+        services.close()

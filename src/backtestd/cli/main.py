@@ -1,0 +1,17 @@
+"""The ``backtestd`` command: serve, apikey, ingest."""
+
+from __future__ import annotations
+
+import typer
+
+from backtestd.cli import apikey, ingest, serve
+
+app = typer.Typer(
+    help="backtestd: a self-hostable strategy backtesting service.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("serve")(serve.serve)
+app.add_typer(apikey.app, name="apikey")
+app.command("ingest")(ingest.ingest)

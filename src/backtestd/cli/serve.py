@@ -1,0 +1,54 @@
+"""``backtestd serve``: run the API with embedded defaults."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+
+import typer
+import uvicorn
+
+from backtestd.cli.common import DataDirOption, settings_from
+from backtestd.services.container import build_services
+
+
+def serve(
+    host: Annotated[
+        str | None, typer.Option(help="Bind address (env BACKTESTD_HOST)", show_default=False)
+    ] = None,
+    port: Annotated[
+        int | None, typer.Option(help="Port (env BACKTESTD_PORT, default 8080)", show_default=False)
+    ] = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Start the service; migrates the database first."""
+    from backtestd.api.app import create_app
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    settings = settings_from(data_dir, host=host, port=port)
+    services = build_services(settings)
+    base_url = f"http://{settings.host}:{settings.port}/v1"
+    typer.echo(f"backtestd serving {base_url} (data in {settings.data_dir.resolve()})")
+    typer.echo(f"  database: {_redact(settings.resolved_database_url)}")
+    typer.echo(f"  API docs: {base_url}/docs")
+    if not services.auth.has_usable_key():
+        typer.echo(
+            "  No API key exists yet. Create one (same data dir / database settings) with:\n"
+            f"    backtestd apikey create --user alice --tier pro"
+            f"{' --data-dir ' + str(data_dir) if data_dir else ''}\n"
+            "  then exchange it for a token: "
+            f"curl -X POST -H 'X-API-Key: <key>' {base_url}/auth/token"
+        )
+    app = create_app(settings, services)
+    try:
+        uvicorn.run(app, host=settings.host, port=settings.port, log_level="info",
+                    access_log=False)
+    finally:
+        services.close()
+
+
+def _redact(url: str) -> str:
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return url

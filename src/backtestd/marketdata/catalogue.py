@@ -1,0 +1,248 @@
+"""The market-data catalogue: exchanges, instruments and coverage windows.
+
+Built from what the store holds: ingested exchanges from the index of stored hours, the
+generating ``sim`` source from the coverage it declares (nothing is generated up front). The
+last price and 24-hour volume of a ``sim`` instrument come from its last 24 complete hours,
+generated on demand and remembered per hour, so a listing costs one new hour per instrument
+per hour of wall time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from backtestd.domain.marketdata import DataKind, Instrument, Segment, hour_start
+from backtestd.errors import NotFound
+from backtestd.marketdata.segments import frame_summary
+from backtestd.marketdata.sources import GeneratingSource
+from backtestd.storage.db.engine import Database
+from backtestd.storage.db.repositories.market import MarketHourRepository
+
+HOUR = timedelta(hours=1)
+KNOWN_NAMES = {
+    "binance": "Binance",
+    "bybit": "Bybit",
+    "okx": "OKX",
+    "kraken": "Kraken",
+    "coinbase": "Coinbase",
+}
+LISTING_TTL_SECONDS = 10.0
+
+
+@dataclass(frozen=True)
+class ExchangeInfo:
+    id: str
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class CoverageWindow:
+    start: datetime
+    end: datetime
+
+
+@dataclass(frozen=True)
+class InstrumentEntry:
+    instrument: Instrument
+    tickers: CoverageWindow | None
+    klines: CoverageWindow | None
+    last_price: float
+    volume_24h: float
+
+
+@dataclass(frozen=True)
+class InstrumentListing:
+    exchange_id: str
+    segment: Segment
+    updated_at: datetime
+    entries: list[InstrumentEntry]
+
+
+class Catalogue:
+    def __init__(
+        self,
+        database: Database,
+        sources: dict[str, GeneratingSource],
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._database = database
+        self._sources = sources
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._sim_summaries: dict[tuple[str, str, datetime], tuple[float | None, float]] = {}
+        self._listings: dict[tuple[str, str], tuple[float, InstrumentListing]] = {}
+
+    # -- exchanges --------------------------------------------------------------------
+
+    def exchanges(self) -> list[ExchangeInfo]:
+        infos = [
+            ExchangeInfo(
+                source.exchange_id,
+                "Simulated exchange",
+                "Deterministic synthetic market data, generated on demand for any hour "
+                "(see docs/sim-exchange.md)",
+            )
+            for source in self._sources.values()
+        ]
+        with self._database.unit_of_work() as uow:
+            stored = MarketHourRepository(uow.session).exchange_ids()
+        for exchange_id in stored:
+            if exchange_id in self._sources:
+                continue
+            name = KNOWN_NAMES.get(exchange_id, exchange_id)
+            infos.append(
+                ExchangeInfo(exchange_id, name, f"{name} history ingested from archive files")
+            )
+        return sorted(infos, key=lambda e: e.id)
+
+    def exchange_exists(self, exchange_id: str) -> bool:
+        return any(info.id == exchange_id for info in self.exchanges())
+
+    # -- instruments -------------------------------------------------------------------
+
+    def listing(self, exchange_id: str, segment: Segment) -> InstrumentListing:
+        """Instruments of one segment; ``NotFound`` for an unknown exchange."""
+        cache_key = (exchange_id, segment.value)
+        now_mono = time.monotonic()
+        cached = self._listings.get(cache_key)
+        if cached and now_mono - cached[0] < LISTING_TTL_SECONDS:
+            return cached[1]
+        source = self._sources.get(exchange_id)
+        if source is not None:
+            listing = self._sim_listing(source, segment)
+        else:
+            listing = self._stored_listing(exchange_id, segment)
+        self._listings[cache_key] = (now_mono, listing)
+        return listing
+
+    def resolve(self, exchange_id: str, base: str, quote: str) -> Instrument:
+        """The instrument addressed by a download path (``quote`` may carry ``:SETTLE``)."""
+        try:
+            wanted = Instrument.parse(f"{base}/{quote}")
+        except ValueError as exc:
+            raise NotFound(f"no instrument {base}/{quote} on exchange {exchange_id!r}") from exc
+        for instrument in self.instruments(exchange_id):
+            if instrument == wanted:
+                return instrument
+        raise NotFound(
+            f"no instrument {wanted.symbol} on exchange {exchange_id!r}; "
+            f"see GET /v1/exchange/{exchange_id}/instruments"
+        )
+
+    def instruments(self, exchange_id: str) -> list[Instrument]:
+        source = self._sources.get(exchange_id)
+        if source is not None:
+            return source.instruments()
+        with self._database.unit_of_work() as uow:
+            ranges = MarketHourRepository(uow.session).ranges(exchange_id)
+        if not ranges:
+            raise NotFound(f"no exchange {exchange_id!r}; see GET /v1/exchanges")
+        return sorted({Instrument.parse(r.symbol) for r in ranges})
+
+    def _sim_listing(self, source: GeneratingSource, segment: Segment) -> InstrumentListing:
+        now = self._clock()
+        entries = []
+        for instrument in source.instruments():
+            if instrument.segment is not segment:
+                continue
+            windows = {
+                kind: source.coverage(instrument, kind, now)
+                for kind in (DataKind.TICKERS, DataKind.KLINES)
+            }
+            last_price, volume = self._sim_recent(source, instrument, now)
+            entries.append(
+                InstrumentEntry(
+                    instrument,
+                    _window(windows[DataKind.TICKERS]),
+                    _window(windows[DataKind.KLINES]),
+                    last_price,
+                    volume,
+                )
+            )
+        return InstrumentListing(source.exchange_id, segment, now, entries)
+
+    def _sim_recent(
+        self, source: GeneratingSource, instrument: Instrument, now: datetime
+    ) -> tuple[float, float]:
+        """Last price and quote volume over the last 24 complete hours of tickers."""
+        coverage = source.coverage(instrument, DataKind.TICKERS, now)
+        if coverage is None:
+            return 0.0, 0.0
+        start, end = coverage
+        hours = [end - HOUR * (i + 1) for i in range(24)]
+        last_price: float | None = None
+        volume = 0.0
+        for hour in hours:  # newest first
+            if hour < start:
+                break
+            key = (source.exchange_id, instrument.symbol, hour)
+            summary = self._sim_summaries.get(key)
+            if summary is None:
+                frame = source.generate(instrument, DataKind.TICKERS, hour)
+                summary = frame_summary(frame)
+                with self._lock:
+                    self._sim_summaries[key] = summary
+            if last_price is None and summary[0] is not None:
+                last_price = summary[0]
+            volume += summary[1]
+        self._forget_old_summaries(end - HOUR * 48)
+        return last_price or 0.0, volume
+
+    def _forget_old_summaries(self, horizon: datetime) -> None:
+        with self._lock:
+            for key in [k for k in self._sim_summaries if k[2] < horizon]:
+                del self._sim_summaries[key]
+
+    def _stored_listing(self, exchange_id: str, segment: Segment) -> InstrumentListing:
+        with self._database.unit_of_work() as uow:
+            repo = MarketHourRepository(uow.session)
+            ranges = repo.ranges(exchange_id)
+            if not ranges:
+                raise NotFound(f"no exchange {exchange_id!r}; see GET /v1/exchanges")
+            by_symbol: dict[str, dict[str, CoverageWindow]] = {}
+            for r in ranges:
+                by_symbol.setdefault(r.symbol, {})[r.kind] = CoverageWindow(
+                    r.first_hour, r.last_hour + HOUR
+                )
+            entries = []
+            for symbol, windows in sorted(by_symbol.items()):
+                instrument = Instrument.parse(symbol)
+                if instrument.segment is not segment:
+                    continue
+                last_price, volume = self._stored_recent(repo, exchange_id, symbol, windows)
+                entries.append(
+                    InstrumentEntry(
+                        instrument,
+                        windows.get(DataKind.TICKERS.value),
+                        windows.get(DataKind.KLINES.value),
+                        last_price,
+                        volume,
+                    )
+                )
+        return InstrumentListing(exchange_id, segment, self._clock(), entries)
+
+    @staticmethod
+    def _stored_recent(
+        repo: MarketHourRepository, exchange_id: str, symbol: str,
+        windows: dict[str, CoverageWindow],
+    ) -> tuple[float, float]:
+        """Prefer tickers (trade-level), else klines, over the last 24 stored hours."""
+        for kind in (DataKind.TICKERS.value, DataKind.KLINES.value):
+            window = windows.get(kind)
+            if window is None:
+                continue
+            stats = repo.hours(exchange_id, symbol, kind, window.end - HOUR * 24, window.end)
+            prices = [s.last_price for s in stats if s.last_price is not None]
+            return (prices[-1] if prices else 0.0), sum(s.quote_volume for s in stats)
+        return 0.0, 0.0
+
+
+def _window(bounds: tuple[datetime, datetime] | None) -> CoverageWindow | None:
+    if bounds is None:
+        return None
+    return CoverageWindow(hour_start(bounds[0]), bounds[1])

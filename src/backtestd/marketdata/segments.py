@@ -1,0 +1,72 @@
+"""Encoding of one hour of market data as lastra (stored, served) and parquet (on the fly).
+
+The lastra layout is one series with ``ts`` (int64 epoch ms, delta-varint) first and every
+other column float64 with the lossless ALP codec; parquet carries the same rows and columns
+(``ts`` as int64 milliseconds, so both formats read back to identical arrays).
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from lastra import Codec, DataType, LastraReader, LastraWriter
+
+from backtestd.domain.marketdata import COLUMNS_BY_KIND, DataKind, HourFrame
+
+PRICE_CODEC = Codec.ALP
+TS_CODEC = Codec.DELTA_VARINT
+
+
+def encode_lastra(frame: HourFrame) -> bytes:
+    writer = LastraWriter()
+    for name in COLUMNS_BY_KIND[frame.kind]:
+        if name == "ts":
+            writer.add_series_column(name, DataType.LONG, TS_CODEC, {"unit": "ms"})
+        else:
+            writer.add_series_column(name, DataType.DOUBLE, PRICE_CODEC)
+    arrays = [
+        np.ascontiguousarray(frame.columns[name], dtype=np.int64 if name == "ts" else np.float64)
+        for name in COLUMNS_BY_KIND[frame.kind]
+    ]
+    writer.write_series(frame.rows, *arrays)
+    return writer.to_bytes()
+
+
+def decode_lastra(kind: DataKind, hour: datetime, blob: bytes) -> HourFrame:
+    reader = LastraReader.from_bytes(blob)
+    columns: dict[str, np.ndarray] = {}
+    for name in COLUMNS_BY_KIND[kind]:
+        if name == "ts":
+            columns[name] = reader.read_series_long(name).astype(np.int64, copy=False)
+        else:
+            columns[name] = reader.read_series_double(name).astype(np.float64, copy=False)
+    return HourFrame(kind, hour, columns)
+
+
+def encode_parquet(frame: HourFrame) -> bytes:
+    table = pa.table(
+        {
+            name: pa.array(frame.columns[name], type=pa.int64() if name == "ts" else pa.float64())
+            for name in COLUMNS_BY_KIND[frame.kind]
+        }
+    )
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd")
+    return sink.getvalue()
+
+
+def frame_summary(frame: HourFrame) -> tuple[float | None, float]:
+    """(last price, quote volume) of an hour: what the catalogue shows per instrument."""
+    if frame.rows == 0:
+        return None, 0.0
+    if frame.kind is DataKind.TICKERS:
+        price, size = frame.columns["last"], frame.columns["volume"]
+    elif frame.kind is DataKind.KLINES:
+        price, size = frame.columns["close"], frame.columns["volume"]
+    else:
+        return float(frame.columns["markPrice"][-1]), 0.0
+    return float(price[-1]), float(np.dot(price, size))

@@ -1,0 +1,110 @@
+"""The hourly market-data store: lastra objects plus their index in the database.
+
+Hours of a generating source (``sim``) are produced on first request and cached; hours of
+ingested exchanges exist only once written. Concurrent first requests for the same hour in one
+process wait on a per-hour lock and generate it once; publication is an atomic rename, so no
+reader ever sees a half-written file (and because generation is deterministic, two processes
+racing on the same hour write identical bytes).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from backtestd.domain.catalogue import HourStats
+from backtestd.domain.marketdata import DataKind, HourFrame, Instrument, hour_start
+from backtestd.marketdata.segments import decode_lastra, encode_lastra, frame_summary
+from backtestd.marketdata.sources import GeneratingSource
+from backtestd.storage.db.engine import Database
+from backtestd.storage.db.repositories.market import MarketHourRepository
+from backtestd.storage.objects.keys import market_hour_key
+from backtestd.storage.objects.store import ObjectStore
+
+
+class _KeyedLocks:
+    """One lock per key, created on demand (single-flight for hour generation)."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}
+
+    def get(self, key: str) -> threading.Lock:
+        with self._guard:
+            lock = self._locks.get(key)
+            if lock is None:
+                lock = self._locks[key] = threading.Lock()
+            return lock
+
+
+class HourlyStore:
+    def __init__(
+        self,
+        objects: ObjectStore,
+        database: Database,
+        sources: dict[str, GeneratingSource],
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._objects = objects
+        self._database = database
+        self.sources = sources
+        self._clock = clock
+        self._locks = _KeyedLocks()
+        self.generated_count = 0
+
+    def read(
+        self, exchange_id: str, instrument: Instrument, kind: DataKind, hour: datetime
+    ) -> bytes | None:
+        """The lastra bytes of one hour, generating it from the source if needed."""
+        hour = hour_start(hour)
+        key = market_hour_key(exchange_id, instrument, kind, hour)
+        blob = self._objects.get(key)
+        if blob is not None:
+            return blob
+        source = self.sources.get(exchange_id)
+        if source is None or not source.has_hour(instrument, kind, hour, self._clock()):
+            return None
+        with self._locks.get(key):
+            blob = self._objects.get(key)
+            if blob is None:
+                frame = source.generate(instrument, kind, hour)
+                blob = self._publish(exchange_id, instrument, frame, None)
+                self.generated_count += 1
+        return blob
+
+    def read_frame(
+        self, exchange_id: str, instrument: Instrument, kind: DataKind, hour: datetime
+    ) -> HourFrame | None:
+        blob = self.read(exchange_id, instrument, kind, hour)
+        return None if blob is None else decode_lastra(kind, hour_start(hour), blob)
+
+    def write(
+        self, exchange_id: str, instrument: Instrument, frame: HourFrame, interval: str | None
+    ) -> HourStats:
+        """Store an ingested hour (replacing any earlier version of it)."""
+        with self._locks.get(market_hour_key(exchange_id, instrument, frame.kind, frame.hour)):
+            self._publish(exchange_id, instrument, frame, interval)
+        return self._stats(exchange_id, instrument, frame, 0, interval)
+
+    def _publish(
+        self, exchange_id: str, instrument: Instrument, frame: HourFrame, interval: str | None
+    ) -> bytes:
+        blob = encode_lastra(frame)
+        self._objects.put(market_hour_key(exchange_id, instrument, frame.kind, frame.hour), blob)
+        stats = self._stats(exchange_id, instrument, frame, len(blob), interval)
+        with self._database.unit_of_work() as uow:
+            MarketHourRepository(uow.session).put(stats, self._clock())
+        return blob
+
+    @staticmethod
+    def _stats(
+        exchange_id: str, instrument: Instrument, frame: HourFrame, size: int,
+        interval: str | None,
+    ) -> HourStats:
+        last_price, quote_volume = frame_summary(frame)
+        return HourStats(
+            exchange_id=exchange_id, symbol=instrument.symbol, kind=frame.kind.value,
+            hour=frame.hour, rows=frame.rows, bytes=size, last_price=last_price,
+            quote_volume=quote_volume, interval=interval,
+        )

@@ -1,0 +1,81 @@
+"""Use cases behind the public market-data routes: catalogue reads and hourly downloads."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from backtestd.domain.marketdata import DataKind, Segment
+from backtestd.errors import InvalidInput, NotFound
+from backtestd.marketdata.catalogue import Catalogue, ExchangeInfo, InstrumentListing
+from backtestd.marketdata.segments import decode_lastra, encode_parquet
+from backtestd.marketdata.store import HourlyStore
+
+HOUR_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}$")
+MEDIA_TYPES = {"lastra": "application/vnd.lastra", "parquet": "application/vnd.apache.parquet"}
+
+
+@dataclass(frozen=True)
+class Download:
+    content: bytes
+    media_type: str
+    filename: str
+
+
+def parse_hour(text: str | None) -> datetime:
+    """``YYYY-MM-DDTHH`` (UTC) to the hour start; ``InvalidInput`` says what is expected."""
+    if not text:
+        raise InvalidInput("query parameter 'hour' is required, e.g. hour=2026-01-31T14 (UTC)")
+    if not HOUR_PATTERN.match(text):
+        raise InvalidInput(
+            f"hour {text!r} is malformed: use YYYY-MM-DDTHH in UTC without minutes or zone, "
+            "e.g. 2026-01-31T14"
+        )
+    try:
+        return datetime.strptime(text, "%Y-%m-%dT%H").replace(tzinfo=UTC)
+    except ValueError as exc:
+        raise InvalidInput(f"hour {text!r} is not a real date and hour: {exc}") from exc
+
+
+class MarketService:
+    def __init__(self, catalogue: Catalogue, store: HourlyStore) -> None:
+        self._catalogue = catalogue
+        self._store = store
+
+    def exchanges(self) -> list[ExchangeInfo]:
+        return self._catalogue.exchanges()
+
+    def instruments(self, exchange_id: str, segment: str) -> InstrumentListing:
+        try:
+            seg = Segment(segment)
+        except ValueError as exc:
+            raise NotFound(
+                f"no segment {segment!r} on exchange {exchange_id!r}; segments are spot, futures"
+            ) from exc
+        return self._catalogue.listing(exchange_id, seg)
+
+    def download(
+        self, exchange_id: str, kind: DataKind, base: str, quote: str,
+        hour_text: str | None, fmt: str | None,
+    ) -> Download:
+        hour = parse_hour(hour_text)
+        fmt = fmt or "lastra"
+        if fmt not in MEDIA_TYPES:
+            raise InvalidInput(f"format {fmt!r} is not supported; use lastra or parquet")
+        instrument = self._catalogue.resolve(exchange_id, base, quote)
+        blob = self._store.read(exchange_id, instrument, kind, hour)
+        if blob is None:
+            raise NotFound(
+                f"no {kind.value} for {instrument.symbol} on {exchange_id!r} at {hour_text}: "
+                "the hour is not available (outside coverage, not yet complete, or not "
+                f"ingested); see GET /v1/exchange/{exchange_id}/instruments for coverage"
+            )
+        if fmt == "parquet":
+            blob = encode_parquet(decode_lastra(kind, hour, blob))
+        stem = "_".join(
+            [instrument.base, instrument.quote] + ([instrument.settle] if instrument.settle else [])
+        )
+        suffix = "_klines" if kind is DataKind.KLINES else ""
+        filename = f"{stem}_{hour:%Y-%m-%d}_h{hour:%H}{suffix}.{fmt}"
+        return Download(blob, MEDIA_TYPES[fmt], filename)

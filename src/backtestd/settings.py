@@ -1,0 +1,146 @@
+"""The typed settings tree, read once from the environment (prefix ``BACKTESTD_``).
+
+``load_settings`` is the only place that reads the environment. Everything else receives a
+``Settings`` instance, so tests and the CLI can build one explicitly and nothing happens at
+import time. Nested values use ``__`` as separator, e.g. ``BACKTESTD_TIERS__PRO__MAX_EXECUTE=8``.
+An optional TOML file (``BACKTESTD_CONFIG_FILE``) supplies defaults that the environment overrides.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from backtestd.errors import ConfigurationError
+
+TIER_NAMES = ("free", "basic", "pro", "elite")
+
+
+class TierLimits(BaseModel):
+    """The per-tier limits published by ``GET /v1/account`` and enforced by the services."""
+
+    max_execute: int = Field(ge=1)
+    max_range_days: int = Field(ge=1)
+    max_sweep_cartesian: int = Field(ge=1)
+    max_import_range_hours: int = Field(ge=1)
+    max_datasets: int = Field(ge=0)
+    max_dataset_bytes: int = Field(ge=0)
+    max_total_storage_bytes: int = Field(ge=0)
+    token_requests_per_minute: int = Field(ge=1)
+
+
+MIB = 1024 * 1024
+
+DEFAULT_TIERS: dict[str, TierLimits] = {
+    "free": TierLimits(
+        max_execute=1, max_range_days=30, max_sweep_cartesian=100, max_import_range_hours=24,
+        max_datasets=3, max_dataset_bytes=50 * MIB, max_total_storage_bytes=100 * MIB,
+        token_requests_per_minute=30,
+    ),
+    "basic": TierLimits(
+        max_execute=2, max_range_days=90, max_sweep_cartesian=1_000, max_import_range_hours=168,
+        max_datasets=10, max_dataset_bytes=200 * MIB, max_total_storage_bytes=1024 * MIB,
+        token_requests_per_minute=60,
+    ),
+    "pro": TierLimits(
+        max_execute=4, max_range_days=365, max_sweep_cartesian=10_000,
+        max_import_range_hours=720, max_datasets=50, max_dataset_bytes=1024 * MIB,
+        max_total_storage_bytes=10 * 1024 * MIB, token_requests_per_minute=120,
+    ),
+    "elite": TierLimits(
+        max_execute=8, max_range_days=1_095, max_sweep_cartesian=100_000,
+        max_import_range_hours=2_160, max_datasets=200, max_dataset_bytes=4 * 1024 * MIB,
+        max_total_storage_bytes=50 * 1024 * MIB, token_requests_per_minute=300,
+    ),
+}
+
+
+class Settings(BaseSettings):
+    """Every knob of the service; defaults give the embedded single-process deployment."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="BACKTESTD_", env_nested_delimiter="__", extra="forbid"
+    )
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=1, le=65535)
+    data_dir: Path = Path("./var")
+    config_file: Path | None = None
+
+    # Storage. Empty database_url = SQLite file in the data dir.
+    database_url: str = ""
+    object_store_dir: Path | None = None
+
+    # Auth.
+    jwt_secret: str = ""
+    token_ttl_seconds: int = Field(default=3600, ge=60, le=86_400)
+
+    # Request limits.
+    max_body_bytes: int = Field(default=1 * MIB, ge=1024)
+    strategy_max_bytes: int = Field(default=32_768, ge=1024)
+
+    # Market data.
+    sim_enabled: bool = True
+    sim_seed: int = 0
+    sim_coverage_days: int = Field(default=365, ge=1, le=3650)
+
+    tiers: dict[str, TierLimits] = Field(default_factory=lambda: dict(DEFAULT_TIERS))
+
+    @field_validator("tiers")
+    @classmethod
+    def _all_tiers_present(cls, value: dict[str, TierLimits]) -> dict[str, TierLimits]:
+        merged = dict(DEFAULT_TIERS)
+        for name, limits in value.items():
+            if name not in TIER_NAMES:
+                raise ValueError(f"unknown tier {name!r}; tiers are {', '.join(TIER_NAMES)}")
+            merged[name] = limits
+        return merged
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'backtestd.sqlite3').resolve()}"
+
+    @property
+    def resolved_object_store_dir(self) -> Path:
+        return (self.object_store_dir or self.data_dir / "objects").resolve()
+
+
+def _toml_defaults(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError as exc:
+        raise ConfigurationError(f"configuration file {path} does not exist") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigurationError(f"configuration file {path} is not valid TOML: {exc}") from exc
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read the environment (and the optional TOML file) once; explicit overrides win.
+
+    Raises ``ConfigurationError`` with every invalid setting named, so ``serve`` can stop
+    with a readable message instead of a traceback.
+    """
+    config_file = overrides.get("config_file") or os.environ.get("BACKTESTD_CONFIG_FILE")
+    file_values = _toml_defaults(Path(config_file)) if config_file else {}
+    explicit = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        env_settings = Settings(**explicit)
+        if not file_values:
+            return env_settings
+        # Environment and explicit values override the file: rebuild with the file as base.
+        env_set = env_settings.model_dump(exclude_unset=True)
+        return Settings(**{**file_values, **env_set, **explicit})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise ConfigurationError(f"invalid configuration: {problems}") from exc

@@ -1,0 +1,1 @@
+"""Alembic migrations, run programmatically by ``migrate`` at start-up."""

@@ -1,0 +1,1 @@
+"""Helpers shared by the test trees (a live server process, external services)."""

@@ -1,0 +1,85 @@
+"""A real ``backtestd serve`` process on a free loopback port, and its CLI."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+BIN = Path(sys.executable).with_name("backtestd")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LiveServer:
+    """Starts the service the way users do; ``stop`` terminates it."""
+
+    def __init__(self, data_dir: Path, database_url: str = "", extra_env: dict[str, str] | None = None):
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self.env = {
+            **os.environ,
+            "BACKTESTD_DATA_DIR": str(data_dir),
+            "BACKTESTD_PORT": str(self.port),
+            "BACKTESTD_HOST": "127.0.0.1",
+            **({"BACKTESTD_DATABASE_URL": database_url} if database_url else {}),
+            **(extra_env or {}),
+        }
+        self.log_path = data_dir / "server.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 60.0) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [str(BIN), "serve"], env=self.env, stdout=log, stderr=subprocess.STDOUT
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited early:\n{self.log_path.read_text()}")
+            try:
+                if httpx.get(f"{self.base_url}/exchanges", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"server did not start in {timeout}s:\n{self.log_path.read_text()}")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        result = subprocess.run(
+            [str(BIN), *args], env=self.env, capture_output=True, text=True, timeout=120
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"backtestd {' '.join(args)} failed:\n{result.stderr}")
+        return result
+
+    def create_key(self, user: str, tier: str = "pro", expires: str | None = None) -> str:
+        args = ["apikey", "create", "--user", user, "--tier", tier]
+        if expires:
+            args += ["--expires", expires]
+        return self.cli(*args).stdout.strip().splitlines()[-1]
+
+    def token(self, key: str) -> str:
+        response = httpx.post(f"{self.base_url}/auth/token", headers={"X-API-Key": key})
+        assert response.status_code == 200, response.text
+        return str(response.json()["access_token"])
