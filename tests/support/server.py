@@ -40,10 +40,10 @@ class LiveServer:
 
     def start(self, timeout: float = 60.0) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        log = self.log_path.open("ab")
-        self.process = subprocess.Popen(
-            [str(BIN), "serve"], env=self.env, stdout=log, stderr=subprocess.STDOUT
-        )
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                [str(BIN), "serve"], env=self.env, stdout=log, stderr=subprocess.STDOUT
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

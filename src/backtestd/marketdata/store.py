@@ -9,7 +9,9 @@ racing on the same hour write identical bytes).
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -21,6 +23,8 @@ from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.market import MarketHourRepository
 from backtestd.storage.objects.keys import market_hour_key
 from backtestd.storage.objects.store import ObjectStore
+
+log = logging.getLogger(__name__)
 
 
 class _KeyedLocks:
@@ -68,9 +72,15 @@ class HourlyStore:
         with self._locks.get(key):
             blob = self._objects.get(key)
             if blob is None:
+                started = time.perf_counter()
                 frame = source.generate(instrument, kind, hour)
                 blob = self._publish(exchange_id, instrument, frame, None)
                 self.generated_count += 1
+                log.info(
+                    "generated %s %s %s %s: %d rows in %.1f ms", exchange_id,
+                    instrument.symbol, kind.value, f"{hour:%Y-%m-%dT%H}", frame.rows,
+                    (time.perf_counter() - started) * 1000,
+                )
         return blob
 
     def read_frame(

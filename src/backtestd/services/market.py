@@ -26,7 +26,9 @@ class Download:
 def parse_hour(text: str | None) -> datetime:
     """``YYYY-MM-DDTHH`` (UTC) to the hour start; ``InvalidInput`` says what is expected."""
     if not text:
-        raise InvalidInput("query parameter 'hour' is required, e.g. hour=2026-01-31T14 (UTC)")
+        raise InvalidInput(
+            "query parameter 'hour' is required: use YYYY-MM-DDTHH in UTC, e.g. hour=2026-01-31T14"
+        )
     if not HOUR_PATTERN.match(text):
         raise InvalidInput(
             f"hour {text!r} is malformed: use YYYY-MM-DDTHH in UTC without minutes or zone, "

@@ -1,0 +1,91 @@
+"""Black-box: error envelopes, body caps, no redirects, OpenAPI and first-start hints."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.support.server import LiveServer
+
+
+def test_unknown_route_and_wrong_method_are_json_errors(live_server: LiveServer) -> None:
+    missing = httpx.get(f"{live_server.base_url}/no/such/route")
+    assert missing.status_code == 404
+    assert missing.json()["code"] == 404
+    assert "/v1/no/such/route" in missing.json()["message"]
+    wrong = httpx.delete(f"{live_server.base_url}/exchanges")
+    assert wrong.status_code == 405
+    assert wrong.json() == {"code": 405, "message": wrong.json()["message"]}
+    assert "DELETE" in wrong.json()["message"]
+
+
+def test_trailing_slash_is_not_redirected(live_server: LiveServer) -> None:
+    response = httpx.get(f"{live_server.base_url}/exchanges/", follow_redirects=False)
+    assert response.status_code == 404
+    assert response.json()["code"] == 404
+
+
+def test_strategy_body_over_32_kib_gives_413_naming_the_cap(live_server: LiveServer) -> None:
+    token = live_server.token(live_server.create_key("big-body"))
+    response = httpx.post(
+        f"{live_server.base_url}/strategy",
+        content=b"x" * 32_769,
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "text/plain"},
+    )
+    assert response.status_code == 413
+    assert response.json()["code"] == 413
+    assert "32768" in response.json()["message"]
+
+
+def test_chunked_body_over_cap_gives_413(live_server: LiveServer) -> None:
+    def chunks():  # type: ignore[no-untyped-def]
+        for _ in range(40):
+            yield b"y" * 1024
+
+    response = httpx.post(f"{live_server.base_url}/strategy", content=chunks())
+    assert response.status_code == 413
+    assert "32768" in response.json()["message"]
+
+
+def test_every_body_reading_endpoint_is_capped(live_server: LiveServer) -> None:
+    response = httpx.post(
+        f"{live_server.base_url}/auth/token", content=b"z" * (1024 * 1024 + 1),
+        headers={"X-API-Key": "whatever"},
+    )
+    assert response.status_code == 413
+    assert "1048576" in response.json()["message"]
+
+
+def test_openapi_uses_wire_names(live_server: LiveServer) -> None:
+    spec = httpx.get(f"{live_server.base_url}/openapi.json").json()
+    paths = spec["paths"]
+    for path in (
+        "/v1/auth/token", "/v1/account", "/v1/account/usage", "/v1/exchanges",
+        "/v1/exchange/{exchangeId}/instruments", "/v1/exchange/{exchangeId}/{segment}/instruments",
+        "/v1/exchange/{exchangeId}/tickers/{base}/{quote}",
+        "/v1/exchange/{exchangeId}/klines/{base}/{quote}",
+    ):
+        assert path in paths, path
+    schemas = spec["components"]["schemas"]
+    assert {"maxExecute", "_links", "userId"} <= set(schemas["Account"]["properties"])
+    assert {"access_token", "token_type", "expires_in", "tier"} <= set(
+        schemas["AuthTokenResponse"]["properties"]
+    )
+    assert "volume24h" in schemas["Instrument"]["properties"]
+    docs = httpx.get(f"{live_server.base_url}/docs")
+    assert docs.status_code == 200
+    assert "swagger" in docs.text.lower()
+
+
+def test_first_start_prints_how_to_create_a_key(live_server: LiveServer) -> None:
+    log = live_server.log_path.read_text()
+    assert "No API key exists yet" in log
+    assert "backtestd apikey create --user" in log
+
+
+@pytest.mark.parametrize("bad", ["--tier=platinum", "--expires=yesterday"])
+def test_cli_rejects_bad_key_options_clearly(live_server: LiveServer, bad: str) -> None:
+    result = live_server.cli("apikey", "create", "--user", "cli-user", bad, check=False)
+    assert result.returncode != 0
+    assert "error:" in result.stderr
+    assert "Traceback" not in result.stderr
