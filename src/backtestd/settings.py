@@ -38,24 +38,44 @@ MIB = 1024 * 1024
 
 DEFAULT_TIERS: dict[str, TierLimits] = {
     "free": TierLimits(
-        max_execute=1, max_range_days=30, max_sweep_cartesian=100, max_import_range_hours=24,
-        max_datasets=3, max_dataset_bytes=50 * MIB, max_total_storage_bytes=100 * MIB,
+        max_execute=1,
+        max_range_days=30,
+        max_sweep_cartesian=100,
+        max_import_range_hours=24,
+        max_datasets=3,
+        max_dataset_bytes=50 * MIB,
+        max_total_storage_bytes=100 * MIB,
         token_requests_per_minute=30,
     ),
     "basic": TierLimits(
-        max_execute=2, max_range_days=90, max_sweep_cartesian=1_000, max_import_range_hours=168,
-        max_datasets=10, max_dataset_bytes=200 * MIB, max_total_storage_bytes=1024 * MIB,
+        max_execute=2,
+        max_range_days=90,
+        max_sweep_cartesian=1_000,
+        max_import_range_hours=168,
+        max_datasets=10,
+        max_dataset_bytes=200 * MIB,
+        max_total_storage_bytes=1024 * MIB,
         token_requests_per_minute=60,
     ),
     "pro": TierLimits(
-        max_execute=4, max_range_days=365, max_sweep_cartesian=10_000,
-        max_import_range_hours=720, max_datasets=50, max_dataset_bytes=1024 * MIB,
-        max_total_storage_bytes=10 * 1024 * MIB, token_requests_per_minute=120,
+        max_execute=4,
+        max_range_days=365,
+        max_sweep_cartesian=10_000,
+        max_import_range_hours=720,
+        max_datasets=50,
+        max_dataset_bytes=1024 * MIB,
+        max_total_storage_bytes=10 * 1024 * MIB,
+        token_requests_per_minute=120,
     ),
     "elite": TierLimits(
-        max_execute=8, max_range_days=1_095, max_sweep_cartesian=100_000,
-        max_import_range_hours=2_160, max_datasets=200, max_dataset_bytes=4 * 1024 * MIB,
-        max_total_storage_bytes=50 * 1024 * MIB, token_requests_per_minute=300,
+        max_execute=8,
+        max_range_days=1_095,
+        max_sweep_cartesian=100_000,
+        max_import_range_hours=2_160,
+        max_datasets=200,
+        max_dataset_bytes=4 * 1024 * MIB,
+        max_total_storage_bytes=50 * 1024 * MIB,
+        token_requests_per_minute=300,
     ),
 }
 
@@ -91,14 +111,20 @@ class Settings(BaseSettings):
 
     tiers: dict[str, TierLimits] = Field(default_factory=lambda: dict(DEFAULT_TIERS))
 
-    @field_validator("tiers")
+    @field_validator("tiers", mode="before")
     @classmethod
-    def _all_tiers_present(cls, value: dict[str, TierLimits]) -> dict[str, TierLimits]:
-        merged = dict(DEFAULT_TIERS)
+    def _merge_tier_overrides(cls, value: Any) -> dict[str, Any]:
+        """Partial overrides (one limit of one tier) are merged over the defaults."""
+        if not isinstance(value, dict):
+            raise ValueError("tiers must be a table of tier name -> limits")
+        merged: dict[str, Any] = {
+            name: limits.model_dump() for name, limits in DEFAULT_TIERS.items()
+        }
         for name, limits in value.items():
             if name not in TIER_NAMES:
                 raise ValueError(f"unknown tier {name!r}; tiers are {', '.join(TIER_NAMES)}")
-            merged[name] = limits
+            update = limits.model_dump() if isinstance(limits, TierLimits) else dict(limits)
+            merged[name] = {**merged[name], **update}
         return merged
 
     @property

@@ -42,6 +42,12 @@ def test_usage_of_a_new_user_is_zero_with_links(live_server: LiveServer) -> None
         "account": {"href": "/v1/account"},
     }
     assert set(raw) == {
-        "datasetsUsed", "datasetBytesUsed", "signalsUsed", "signalBytesUsed", "strategiesUsed",
-        "strategyBytesUsed", "storageBytesUsed", "_links",
+        "datasetsUsed",
+        "datasetBytesUsed",
+        "signalsUsed",
+        "signalBytesUsed",
+        "strategiesUsed",
+        "strategyBytesUsed",
+        "storageBytesUsed",
+        "_links",
     }

@@ -94,7 +94,8 @@ def test_apikey_list_shows_ids_and_status_but_no_secret(live_server: LiveServer)
     key_id = key.split("_")[1]
     listing = live_server.cli("apikey", "list").stdout
     line = next(row for row in listing.splitlines() if row.startswith(key_id))
-    assert "listed-user" in line and "active" in line
+    assert "listed-user" in line
+    assert "active" in line
     assert key not in listing
     live_server.cli("apikey", "revoke", key_id)
     listing = live_server.cli("apikey", "list").stdout
@@ -111,10 +112,11 @@ def _bad_tokens(server: LiveServer) -> dict[str, str]:
     now = int(time.time())
     secret = (server.data_dir / "jwt-secret").read_text().strip()
     flipped = ("A" if signature[0] != "A" else "B") + signature[1:]
+    forged = {"sub": "admin", "tier": "elite", "iat": now, "exp": now + 60}
     return {
         "tampered-signature": f"{head}.{payload}.{flipped}",
-        "tampered-claims": f"{head}.{_b64({'sub': 'admin', 'tier': 'elite', 'iat': now, 'exp': now + 60})}.{signature}",
-        "alg-none": f"{_b64({'alg': 'none', 'typ': 'JWT'})}.{_b64({'sub': 'x', 'tier': 'pro', 'iat': now, 'exp': now + 60})}.",
+        "tampered-claims": f"{head}.{_b64(forged)}.{signature}",
+        "alg-none": f"{_b64({'alg': 'none', 'typ': 'JWT'})}.{_b64(forged)}.",
         "expired": jwt.encode(
             {"sub": "x", "tier": "pro", "iat": now - 7200, "exp": now - 3600}, secret, "HS256"
         ),

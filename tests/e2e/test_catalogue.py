@@ -83,8 +83,11 @@ def test_last_price_and_volume_match_the_downloadable_hours(live_server: LiveSer
 
 @pytest.mark.parametrize(
     "path",
-    ["/exchange/nowhere/instruments", "/exchange/nowhere/spot/instruments",
-     "/exchange/sim/options/instruments"],
+    [
+        "/exchange/nowhere/instruments",
+        "/exchange/nowhere/spot/instruments",
+        "/exchange/sim/options/instruments",
+    ],
 )
 def test_unknown_exchange_or_segment_gives_404(live_server: LiveServer, path: str) -> None:
     response = httpx.get(f"{live_server.base_url}{path}")

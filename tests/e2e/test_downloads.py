@@ -46,7 +46,8 @@ def test_ticker_hour_as_lastra_has_documented_layout(live_server: LiveServer) ->
     assert list(cols) == TICKER_COLUMNS
     start = int(hour.timestamp() * 1000)
     assert len(cols["ts"]) > 100
-    assert cols["ts"].min() >= start and cols["ts"].max() < start + 3_600_000
+    assert cols["ts"].min() >= start
+    assert cols["ts"].max() < start + 3_600_000
     assert np.all(np.diff(cols["ts"]) >= 0)
     assert np.all(cols["ask"] > cols["bid"])
 
@@ -94,8 +95,9 @@ def test_perpetual_is_addressed_with_settle_in_quote(live_server: LiveServer) ->
     hour = _hour(33)
     response = _get(live_server, "tickers", "BTC/USDT%3AUSDT", hour=f"{hour:%Y-%m-%dT%H}")
     assert response.status_code == 200
-    assert f"BTC_USDT_USDT_{hour:%Y-%m-%d}_h{hour:%H}.lastra" in (
-        response.headers["content-disposition"]
+    assert (
+        f"BTC_USDT_USDT_{hour:%Y-%m-%d}_h{hour:%H}.lastra"
+        in (response.headers["content-disposition"])
     )
 
 
@@ -113,11 +115,20 @@ def test_concurrent_first_requests_generate_once_and_agree(live_server: LiveServ
 
 @pytest.mark.parametrize(
     "params",
-    [{}, {"hour": ""}, {"hour": "2026-01-01T1"}, {"hour": "2026-01-01T10:00"},
-     {"hour": "2026-01-01 10"}, {"hour": "2026-13-01T00"}, {"hour": "2026-02-30T00"},
-     {"hour": "2026-01-01T24"}],
+    [
+        {},
+        {"hour": ""},
+        {"hour": "2026-01-01T1"},
+        {"hour": "2026-01-01T10:00"},
+        {"hour": "2026-01-01 10"},
+        {"hour": "2026-13-01T00"},
+        {"hour": "2026-02-30T00"},
+        {"hour": "2026-01-01T24"},
+    ],
 )
-def test_missing_or_malformed_hour_gives_400(live_server: LiveServer, params: dict[str, str]) -> None:
+def test_missing_or_malformed_hour_gives_400(
+    live_server: LiveServer, params: dict[str, str]
+) -> None:
     response = _get(live_server, "tickers", "BTC/USDT", **params)
     assert response.status_code == 400
     body = response.json()
@@ -126,7 +137,9 @@ def test_missing_or_malformed_hour_gives_400(live_server: LiveServer, params: di
 
 
 def test_unknown_format_gives_400(live_server: LiveServer) -> None:
-    response = _get(live_server, "tickers", "BTC/USDT", hour=f"{_hour(5):%Y-%m-%dT%H}", format="csv")
+    response = _get(
+        live_server, "tickers", "BTC/USDT", hour=f"{_hour(5):%Y-%m-%dT%H}", format="csv"
+    )
     assert response.status_code == 400
     assert "format" in response.json()["message"]
 

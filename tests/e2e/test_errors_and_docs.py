@@ -49,7 +49,8 @@ def test_chunked_body_over_cap_gives_413(live_server: LiveServer) -> None:
 
 def test_every_body_reading_endpoint_is_capped(live_server: LiveServer) -> None:
     response = httpx.post(
-        f"{live_server.base_url}/auth/token", content=b"z" * (1024 * 1024 + 1),
+        f"{live_server.base_url}/auth/token",
+        content=b"z" * (1024 * 1024 + 1),
         headers={"X-API-Key": "whatever"},
     )
     assert response.status_code == 413
@@ -60,8 +61,12 @@ def test_openapi_uses_wire_names(live_server: LiveServer) -> None:
     spec = httpx.get(f"{live_server.base_url}/openapi.json").json()
     paths = spec["paths"]
     for path in (
-        "/v1/auth/token", "/v1/account", "/v1/account/usage", "/v1/exchanges",
-        "/v1/exchange/{exchangeId}/instruments", "/v1/exchange/{exchangeId}/{segment}/instruments",
+        "/v1/auth/token",
+        "/v1/account",
+        "/v1/account/usage",
+        "/v1/exchanges",
+        "/v1/exchange/{exchangeId}/instruments",
+        "/v1/exchange/{exchangeId}/{segment}/instruments",
         "/v1/exchange/{exchangeId}/tickers/{base}/{quote}",
         "/v1/exchange/{exchangeId}/klines/{base}/{quote}",
     ):

@@ -23,7 +23,11 @@ def _klines() -> list[Kline]:
     for minute in range(0, 3 * 60):  # three hours of 1m bars
         o = price
         c = round(price * (1 + 0.001 * ((minute * 7919) % 11 - 5)), 2)
-        rows.append(Kline(DAY_MS + minute * 60_000, o, max(o, c) + 0.5, min(o, c) - 0.5, c, 1.0 + minute % 3))
+        rows.append(
+            Kline(
+                DAY_MS + minute * 60_000, o, max(o, c) + 0.5, min(o, c) - 0.5, c, 1.0 + minute % 3
+            )
+        )
         price = c
     return rows
 
@@ -38,11 +42,19 @@ def _trades() -> list[Trade]:
 @pytest.fixture(scope="module")
 def ingested(live_server: LiveServer, tmp_path_factory: pytest.TempPathFactory) -> LiveServer:
     folder: Path = tmp_path_factory.mktemp("archives")
-    kl = write_klines(folder, _klines(), symbol="SOLUSDT", interval="1m", period="2024-03-05",
-                      header=True, micros=False)
+    kl = write_klines(
+        folder,
+        _klines(),
+        symbol="SOLUSDT",
+        interval="1m",
+        period="2024-03-05",
+        header=True,
+        micros=False,
+    )
     tr = write_trades(folder, _trades(), symbol="ARBUSDT", period="2024-03-05", micros=True)
     out = live_server.cli("ingest", "--exchange", "binance", str(kl), str(tr)).stdout
-    assert "SOL/USDT" in out and "ARB/USDT" in out
+    assert "SOL/USDT" in out
+    assert "ARB/USDT" in out
     return live_server
 
 
@@ -52,11 +64,17 @@ def test_ingested_exchange_appears_in_catalogue(ingested: LiveServer) -> None:
     listing = httpx.get(f"{ingested.base_url}/exchange/binance/instruments").json()
     by_id = {i["id"]: i for i in listing["data"]}
     sol = by_id["SOL/USDT"]
-    assert sol["coverage"]["klines"] == {"from": "2024-03-05T00:00:00Z", "to": "2024-03-05T03:00:00Z"}
+    assert sol["coverage"]["klines"] == {
+        "from": "2024-03-05T00:00:00Z",
+        "to": "2024-03-05T03:00:00Z",
+    }
     assert "tickers" not in sol["coverage"]
     assert sol["lastPrice"] == _klines()[-1].close
     arb = by_id["ARB/USDT"]
-    assert arb["coverage"]["tickers"] == {"from": "2024-03-05T00:00:00Z", "to": "2024-03-05T02:00:00Z"}
+    assert arb["coverage"]["tickers"] == {
+        "from": "2024-03-05T00:00:00Z",
+        "to": "2024-03-05T02:00:00Z",
+    }
     expected_volume = sum(t.price * t.qty for t in _trades())
     assert arb["volume24h"] == pytest.approx(expected_volume, rel=1e-9)
     futures = httpx.get(f"{ingested.base_url}/exchange/binance/futures/instruments").json()

@@ -66,8 +66,7 @@ def _content_length(scope: Scope) -> int | None:
 
 async def _too_large(send: Send, cap: int, scope: Scope) -> None:
     message = (
-        f"request body too large: {scope['method']} {scope['path']} accepts at most "
-        f"{cap} bytes"
+        f"request body too large: {scope['method']} {scope['path']} accepts at most {cap} bytes"
     )
     payload = json.dumps({"code": 413, "message": message}).encode()
     await send(

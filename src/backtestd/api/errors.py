@@ -45,7 +45,7 @@ def error_response(status: int, message: str) -> JSONResponse:
 def _status_for(error: BacktestdError) -> int:
     for cls in type(error).__mro__:
         if cls in STATUS_BY_ERROR:
-            return STATUS_BY_ERROR[cls]  # type: ignore[index]
+            return STATUS_BY_ERROR[cls]
     return 500
 
 

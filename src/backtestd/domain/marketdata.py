@@ -120,7 +120,9 @@ class HourFrame:
     def __post_init__(self) -> None:
         expected = COLUMNS_BY_KIND[self.kind]
         if tuple(self.columns) != expected:
-            raise ValueError(f"{self.kind} frame needs columns {expected}, got {tuple(self.columns)}")
+            raise ValueError(
+                f"{self.kind} frame needs columns {expected}, got {tuple(self.columns)}"
+            )
         lengths = {len(v) for v in self.columns.values()}
         if len(lengths) > 1:
             raise ValueError(f"{self.kind} frame columns differ in length: {sorted(lengths)}")

@@ -228,7 +228,9 @@ class Catalogue:
 
     @staticmethod
     def _stored_recent(
-        repo: MarketHourRepository, exchange_id: str, symbol: str,
+        repo: MarketHourRepository,
+        exchange_id: str,
+        symbol: str,
         windows: dict[str, CoverageWindow],
     ) -> tuple[float, float]:
         """Prefer tickers (trade-level), else klines, over the last 24 stored hours."""

@@ -22,12 +22,16 @@ TS_CODEC = Codec.DELTA_VARINT
 
 
 def encode_lastra(frame: HourFrame) -> bytes:
+    """Encode an hour; an empty hour uses the RAW codec (lastra 0.8 cannot encode zero rows
+    with the compressing codecs), so it still round-trips as a valid, empty file."""
+    empty = frame.rows == 0
     writer = LastraWriter()
     for name in COLUMNS_BY_KIND[frame.kind]:
         if name == "ts":
-            writer.add_series_column(name, DataType.LONG, TS_CODEC, {"unit": "ms"})
+            codec = Codec.RAW if empty else TS_CODEC
+            writer.add_series_column(name, DataType.LONG, codec, {"unit": "ms"})
         else:
-            writer.add_series_column(name, DataType.DOUBLE, PRICE_CODEC)
+            writer.add_series_column(name, DataType.DOUBLE, Codec.RAW if empty else PRICE_CODEC)
     arrays = [
         np.ascontiguousarray(frame.columns[name], dtype=np.int64 if name == "ts" else np.float64)
         for name in COLUMNS_BY_KIND[frame.kind]
@@ -38,6 +42,8 @@ def encode_lastra(frame: HourFrame) -> bytes:
 
 def decode_lastra(kind: DataKind, hour: datetime, blob: bytes) -> HourFrame:
     reader = LastraReader.from_bytes(blob)
+    if reader.series_row_count == 0:
+        return HourFrame.empty(kind, hour)
     columns: dict[str, np.ndarray] = {}
     for name in COLUMNS_BY_KIND[kind]:
         if name == "ts":

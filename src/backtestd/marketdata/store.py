@@ -77,8 +77,12 @@ class HourlyStore:
                 blob = self._publish(exchange_id, instrument, frame, None)
                 self.generated_count += 1
                 log.info(
-                    "generated %s %s %s %s: %d rows in %.1f ms", exchange_id,
-                    instrument.symbol, kind.value, f"{hour:%Y-%m-%dT%H}", frame.rows,
+                    "generated %s %s %s %s: %d rows in %.1f ms",
+                    exchange_id,
+                    instrument.symbol,
+                    kind.value,
+                    f"{hour:%Y-%m-%dT%H}",
+                    frame.rows,
                     (time.perf_counter() - started) * 1000,
                 )
         return blob
@@ -109,12 +113,21 @@ class HourlyStore:
 
     @staticmethod
     def _stats(
-        exchange_id: str, instrument: Instrument, frame: HourFrame, size: int,
+        exchange_id: str,
+        instrument: Instrument,
+        frame: HourFrame,
+        size: int,
         interval: str | None,
     ) -> HourStats:
         last_price, quote_volume = frame_summary(frame)
         return HourStats(
-            exchange_id=exchange_id, symbol=instrument.symbol, kind=frame.kind.value,
-            hour=frame.hour, rows=frame.rows, bytes=size, last_price=last_price,
-            quote_volume=quote_volume, interval=interval,
+            exchange_id=exchange_id,
+            symbol=instrument.symbol,
+            kind=frame.kind.value,
+            hour=frame.hour,
+            rows=frame.rows,
+            bytes=size,
+            last_price=last_price,
+            quote_volume=quote_volume,
+            interval=interval,
         )

@@ -26,6 +26,7 @@ def authenticate(
 ) -> AuthTokenResponse:
     issued = services.auth.exchange(api_key)
     return AuthTokenResponse(
-        access_token=issued.access_token, expires_in=issued.expires_in,
+        access_token=issued.access_token,
+        expires_in=issued.expires_in,
         tier=issued.tier,  # type: ignore[arg-type]
     )

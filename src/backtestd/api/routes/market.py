@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
@@ -24,12 +24,12 @@ from backtestd.marketdata.catalogue import InstrumentListing
 
 router = APIRouter(tags=["exchange"])
 
-_DOWNLOAD_ERRORS: dict[int | str, dict[str, object]] = {
+_DOWNLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ResponseError},
     404: {"model": ResponseError},
     500: {"model": ResponseError},
 }
-_BINARY = {
+_BINARY: dict[int | str, dict[str, Any]] = {
     200: {
         "content": {
             "application/vnd.lastra": {"schema": {"type": "string", "format": "binary"}},
@@ -73,8 +73,13 @@ def list_segment_instruments(
 
 
 def _download(
-    services: ServicesDep, kind: DataKind, exchange_id: str, base: str, quote: str,
-    hour: str | None, fmt: str | None,
+    services: ServicesDep,
+    kind: DataKind,
+    exchange_id: str,
+    base: str,
+    quote: str,
+    hour: str | None,
+    fmt: str | None,
 ) -> Response:
     result = services.market.download(exchange_id, kind, base, quote, hour, fmt)
     return Response(
@@ -98,8 +103,12 @@ FormatQuery = Annotated[Literal["lastra", "parquet"] | None, Query()]
     summary="Download one hour of tickers",
 )
 def download_tickers(
-    exchangeId: str, base: str, quote: str, services: ServicesDep,
-    hour: HourQuery = None, format: FormatQuery = None,
+    exchangeId: str,
+    base: str,
+    quote: str,
+    services: ServicesDep,
+    hour: HourQuery = None,
+    format: FormatQuery = None,
 ) -> Response:
     return _download(services, DataKind.TICKERS, exchangeId, base, quote, hour, format)
 
@@ -111,8 +120,12 @@ def download_tickers(
     summary="Download one hour of klines",
 )
 def download_klines(
-    exchangeId: str, base: str, quote: str, services: ServicesDep,
-    hour: HourQuery = None, format: FormatQuery = None,
+    exchangeId: str,
+    base: str,
+    quote: str,
+    services: ServicesDep,
+    hour: HourQuery = None,
+    format: FormatQuery = None,
 ) -> Response:
     return _download(services, DataKind.KLINES, exchangeId, base, quote, hour, format)
 
@@ -138,8 +151,9 @@ def _listing(listing: InstrumentListing) -> InstrumentListResponse:
             for e in listing.entries
         ],
         meta=InstrumentListMeta(
-            updatedAt=listing.updated_at, exchange=listing.exchange_id,
-            segment=listing.segment.value,  # type: ignore[arg-type]
+            updatedAt=listing.updated_at,
+            exchange=listing.exchange_id,
+            segment=listing.segment.value,
         ),
         _links=InstrumentLinks(
             self=HalLink(href=f"{base}/{listing.segment.value}/instruments"),

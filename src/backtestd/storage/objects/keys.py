@@ -20,7 +20,9 @@ def symbol_path(instrument: Instrument) -> str:
     return "_".join(parts)
 
 
-def market_hour_key(exchange_id: str, instrument: Instrument, kind: DataKind, hour: datetime) -> str:
+def market_hour_key(
+    exchange_id: str, instrument: Instrument, kind: DataKind, hour: datetime
+) -> str:
     return (
         f"marketdata/{exchange_id}/{kind.value}/{symbol_path(instrument)}/"
         f"{hour:%Y-%m-%d}/{hour:%H}.lastra"

@@ -14,8 +14,11 @@ from backtestd.storage.db.tables import api_keys
 
 def _record(row: RowMapping) -> ApiKeyRecord:
     return ApiKeyRecord(
-        key_id=row["key_id"], user_id=row["user_id"], tier=row["tier"],
-        created_at=row["created_at"], expires_at=row["expires_at"],
+        key_id=row["key_id"],
+        user_id=row["user_id"],
+        tier=row["tier"],
+        created_at=row["created_at"],
+        expires_at=row["expires_at"],
         revoked_at=row["revoked_at"],
     )
 
@@ -27,22 +30,30 @@ class ApiKeyRepository:
     def add(self, record: ApiKeyRecord, key_hash: str) -> None:
         self._session.execute(
             insert(api_keys).values(
-                key_id=record.key_id, key_hash=key_hash, user_id=record.user_id,
-                tier=record.tier, created_at=record.created_at,
-                expires_at=record.expires_at, revoked_at=record.revoked_at,
+                key_id=record.key_id,
+                key_hash=key_hash,
+                user_id=record.user_id,
+                tier=record.tier,
+                created_at=record.created_at,
+                expires_at=record.expires_at,
+                revoked_at=record.revoked_at,
             )
         )
 
     def by_hash(self, key_hash: str) -> ApiKeyRecord | None:
-        row = self._session.execute(
-            select(api_keys).where(api_keys.c.key_hash == key_hash)
-        ).mappings().first()
+        row = (
+            self._session.execute(select(api_keys).where(api_keys.c.key_hash == key_hash))
+            .mappings()
+            .first()
+        )
         return _record(row) if row else None
 
     def by_id(self, key_id: str) -> ApiKeyRecord | None:
-        row = self._session.execute(
-            select(api_keys).where(api_keys.c.key_id == key_id)
-        ).mappings().first()
+        row = (
+            self._session.execute(select(api_keys).where(api_keys.c.key_id == key_id))
+            .mappings()
+            .first()
+        )
         return _record(row) if row else None
 
     def all(self) -> list[ApiKeyRecord]:
@@ -57,7 +68,7 @@ class ApiKeyRepository:
             .where(api_keys.c.key_id == key_id, api_keys.c.revoked_at.is_(None))
             .values(revoked_at=when)
         )
-        return bool(result.rowcount)
+        return bool(getattr(result, "rowcount", 0))
 
     def count_usable(self, now: datetime) -> int:
         rows = self._session.execute(

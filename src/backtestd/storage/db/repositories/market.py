@@ -26,10 +26,16 @@ class MarketHourRepository:
         self._session.execute(delete(market_hours).where(key))
         self._session.execute(
             insert(market_hours).values(
-                exchange_id=stats.exchange_id, symbol=stats.symbol, kind=stats.kind,
-                hour=stats.hour, rows=stats.rows, bytes=stats.bytes,
-                last_price=stats.last_price, quote_volume=stats.quote_volume,
-                interval=stats.interval, stored_at=when,
+                exchange_id=stats.exchange_id,
+                symbol=stats.symbol,
+                kind=stats.kind,
+                hour=stats.hour,
+                rows=stats.rows,
+                bytes=stats.bytes,
+                last_price=stats.last_price,
+                quote_volume=stats.quote_volume,
+                interval=stats.interval,
+                stored_at=when,
             )
         )
 
@@ -42,8 +48,10 @@ class MarketHourRepository:
     def ranges(self, exchange_id: str) -> list[StoredRange]:
         rows = self._session.execute(
             select(
-                market_hours.c.symbol, market_hours.c.kind,
-                func.min(market_hours.c.hour), func.max(market_hours.c.hour),
+                market_hours.c.symbol,
+                market_hours.c.kind,
+                func.min(market_hours.c.hour),
+                func.max(market_hours.c.hour),
                 func.max(market_hours.c.interval),
             )
             .where(market_hours.c.exchange_id == exchange_id)
@@ -71,9 +79,14 @@ class MarketHourRepository:
         ).mappings()
         return [
             HourStats(
-                exchange_id=r["exchange_id"], symbol=r["symbol"], kind=r["kind"],
-                hour=r["hour"], rows=r["rows"], bytes=r["bytes"],
-                last_price=r["last_price"], quote_volume=r["quote_volume"],
+                exchange_id=r["exchange_id"],
+                symbol=r["symbol"],
+                kind=r["kind"],
+                hour=r["hour"],
+                rows=r["rows"],
+                bytes=r["bytes"],
+                last_price=r["last_price"],
+                quote_volume=r["quote_volume"],
                 interval=r["interval"],
             )
             for r in rows

@@ -55,7 +55,10 @@ class UsageRepository:
         signals = totals.get("signals", (0, 0))
         strategies = totals.get("strategy", (0, 0))
         return Usage(
-            datasets_used=datasets[0], dataset_bytes_used=datasets[1],
-            signals_used=signals[0], signal_bytes_used=signals[1],
-            strategies_used=strategies[0], strategy_bytes_used=strategies[1],
+            datasets_used=datasets[0],
+            dataset_bytes_used=datasets[1],
+            signals_used=signals[0],
+            signal_bytes_used=signals[1],
+            strategies_used=strategies[0],
+            strategy_bytes_used=strategies[1],
         )

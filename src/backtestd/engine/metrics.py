@@ -1,0 +1,230 @@
+"""Result metrics of one backtest, computed from a :class:`PortfolioResult`.
+
+Every kernel returns a finite float. JSON cannot carry NaN or infinity, and a sweep has to
+rank every row, so each degenerate case has a defined value (a flat equity gives a Sharpe of
+0.0, for example). The formulas and their edge cases are in ``docs/metrics.md``. Risk metrics
+(Sharpe, Sortino, drawdown) use the equity marked to market on the regular grid, so a losing
+position that is still open counts. Trade metrics use the closed round trips.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from backtestd.engine.portfolio import PortfolioResult
+
+F64 = npt.NDArray[np.float64]
+
+DAY_MS = 86_400_000
+YEAR_DAYS = 365
+# Below this per-period dispersion the returns count as constant (Sharpe/Sortino -> 0.0).
+ZERO_DISPERSION = 1e-12
+# exp(700) is about 1e304: the cap that keeps an absurd annualised growth finite.
+MAX_LOG_GROWTH = 700.0
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """The metric set shared by ``execute`` results and sweep rows."""
+
+    pnl_total: float
+    pnl_total_percent: float
+    total_trades: int
+    win_rate: float
+    sharpe_ratio: float
+    sortino_ratio: float
+    cagr: float
+    max_drawdown: float
+    max_drawdown_percent: float
+
+
+def periods_per_year(step_ms: int) -> float:
+    """How many grid steps a 365-day year holds.
+
+    >>> periods_per_year(60_000)
+    525600.0
+    """
+    return YEAR_DAYS * DAY_MS / step_ms
+
+
+def simple_returns(equity: F64) -> F64:
+    """``e[i] / e[i-1] - 1`` for each step. A step from a non-positive equity returns 0.0.
+
+    >>> simple_returns(np.array([100.0, 110.0, 99.0])).round(12).tolist()
+    [0.1, -0.1]
+    """
+    prev = equity[:-1]
+    out = np.zeros(prev.shape, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.divide(equity[1:] - prev, prev, out=out, where=prev > 0)
+    return out
+
+
+def _finite(value: float) -> float:
+    return value if math.isfinite(value) else 0.0
+
+
+def sharpe_ratio(returns: F64, periods: float) -> float:
+    """Annualised Sharpe ratio with a zero risk-free rate: mean / sample std * sqrt(periods).
+
+    Fewer than two returns, a standard deviation of at most ``ZERO_DISPERSION``, or a
+    non-finite intermediate (returns overflowing float64) gives 0.0.
+
+    >>> round(sharpe_ratio(np.array([0.01, -0.01, 0.02]), 4.0), 12)
+    0.872871560944
+    >>> sharpe_ratio(np.zeros(5), 365.0)
+    0.0
+    """
+    if returns.shape[0] < 2:
+        return 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean, std = float(np.mean(returns)), float(np.std(returns, ddof=1))
+    if not (std > ZERO_DISPERSION and math.isfinite(std) and math.isfinite(mean)):
+        return 0.0
+    return _finite(mean / std * math.sqrt(periods))
+
+
+def sortino_ratio(returns: F64, periods: float) -> float:
+    """Annualised Sortino ratio: mean / downside deviation * sqrt(periods), target 0.
+
+    The downside deviation is ``sqrt(mean(min(r, 0)**2))`` over all returns. Fewer than two
+    returns, no downside above ``ZERO_DISPERSION``, or a non-finite intermediate gives 0.0.
+
+    >>> round(sortino_ratio(np.array([0.01, -0.01, 0.02]), 4.0), 12)
+    2.309401076759
+    """
+    if returns.shape[0] < 2:
+        return 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = float(np.mean(returns))
+        downside = float(np.sqrt(np.mean(np.square(np.minimum(returns, 0.0)))))
+    if not (downside > ZERO_DISPERSION and math.isfinite(downside) and math.isfinite(mean)):
+        return 0.0
+    return _finite(mean / downside * math.sqrt(periods))
+
+
+def cagr(start_equity: float, end_equity: float, duration_ms: int) -> float:
+    """Compound annual growth rate as a ratio (0.15 = 15 % a year), over a 365-day year.
+
+    A run shorter than one day is not annualised: it reports its total return. An end
+    equity at or below zero gives -1.0. The log growth is capped at ``MAX_LOG_GROWTH``
+    so that the value stays finite.
+
+    >>> round(cagr(100.0, 121.0, 2 * 365 * DAY_MS), 12)
+    0.1
+    >>> cagr(100.0, 150.0, 3_600_000)
+    0.5
+    """
+    if start_equity <= 0 or duration_ms <= 0:
+        return 0.0
+    if end_equity <= 0:
+        return -1.0
+    ratio = end_equity / start_equity
+    if duration_ms < DAY_MS:
+        return _finite(ratio - 1.0)
+    growth = math.log(ratio) * (YEAR_DAYS * DAY_MS / duration_ms)
+    return math.expm1(min(growth, MAX_LOG_GROWTH))
+
+
+def max_drawdown(equity: F64) -> tuple[float, float]:
+    """Largest fall from a running peak: ``(absolute, percent of that peak)``, both >= 0.
+
+    The two maxima are taken separately and may come from different falls.
+
+    >>> max_drawdown(np.array([100.0, 120.0, 90.0, 130.0, 120.0]))
+    (30.0, 25.0)
+    """
+    if equity.shape[0] == 0:
+        return 0.0, 0.0
+    peak = np.maximum.accumulate(equity)
+    with np.errstate(over="ignore", invalid="ignore"):
+        fall = peak - equity
+        pct = np.zeros(fall.shape, dtype=np.float64)
+        np.divide(fall, peak, out=pct, where=peak > 0)
+    return _finite(float(np.max(fall))), _finite(float(np.max(pct)) * 100.0)
+
+
+def win_rate(pnl: F64) -> float:
+    """Fraction of trades with a net PnL above zero, 0.0 without trades.
+
+    >>> win_rate(np.array([1.5, -0.5, 0.0, 2.0]))
+    0.5
+    """
+    if pnl.shape[0] == 0:
+        return 0.0
+    return int(np.count_nonzero(pnl > 0.0)) / int(pnl.shape[0])
+
+
+def compute_metrics(result: PortfolioResult) -> Metrics:
+    """All metrics of one run.
+
+    >>> from backtestd.engine.portfolio import PortfolioConfig, simulate
+    >>> ts = np.array([0, 60_000, 120_000], dtype=np.int64)
+    >>> r = simulate(
+    ...     ts[:2], np.array([1, -1], dtype=np.int8), np.array([10.0, 11.0]),
+    ...     ts, np.array([10.0, 11.0, 12.0]), from_ms=0, to_ms=180_000, grid_step_ms=60_000,
+    ...     config=PortfolioConfig(buy_fee_rate=0.0, sell_fee_rate=0.0),
+    ... )
+    >>> m = compute_metrics(r)
+    >>> m.pnl_total, m.pnl_total_percent, m.total_trades, m.win_rate, m.max_drawdown
+    (10.0, 10.0, 1, 1.0, 0.0)
+    """
+    initial = result.config.initial_funding
+    pnl_total = result.final_equity - initial
+    returns = simple_returns(result.equity)
+    periods = periods_per_year(result.grid_step_ms)
+    dd_abs, dd_pct = max_drawdown(result.equity)
+    return Metrics(
+        pnl_total=_finite(pnl_total),
+        pnl_total_percent=_finite(pnl_total / initial * 100.0),
+        total_trades=result.trades.count,
+        win_rate=win_rate(result.trades.pnl),
+        sharpe_ratio=sharpe_ratio(returns, periods),
+        sortino_ratio=sortino_ratio(returns, periods),
+        cagr=cagr(initial, result.final_equity, result.to_ms - result.from_ms),
+        max_drawdown=dd_abs,
+        max_drawdown_percent=dd_pct,
+    )
+
+
+def result_fields(metrics: Metrics) -> dict[str, float | int]:
+    """The yield metrics of a ``ResultMap`` (wire names). Empty when there was no trade.
+
+    >>> result_fields(Metrics(1.0, 1.0, 1, 1.0, 0.5, 0.7, 0.1, 2.0, 1.9))["winRate"]
+    1.0
+    """
+    if metrics.total_trades == 0:
+        return {}
+    return {
+        "pnlTotal": metrics.pnl_total,
+        "pnlTotalPercent": metrics.pnl_total_percent,
+        "totalTrades": metrics.total_trades,
+        "winRate": metrics.win_rate,
+        "sharpeRatio": metrics.sharpe_ratio,
+        "sortinoRatio": metrics.sortino_ratio,
+        "cagr": metrics.cagr,
+        "maxDrawdown": metrics.max_drawdown,
+        "maxDrawdownPercent": metrics.max_drawdown_percent,
+    }
+
+
+def sweep_row_fields(metrics: Metrics) -> dict[str, float | int]:
+    """The metric fields of a ``SweepRunRow`` (wire names). Always complete.
+
+    >>> sorted(sweep_row_fields(Metrics(0.0, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)))
+    ['cagr', 'maxDdPct', 'pnl', 'pnlPct', 'sharpe', 'sortino', 'trades', 'winRate']
+    """
+    return {
+        "sharpe": metrics.sharpe_ratio,
+        "sortino": metrics.sortino_ratio,
+        "pnl": metrics.pnl_total,
+        "pnlPct": metrics.pnl_total_percent,
+        "cagr": metrics.cagr,
+        "maxDdPct": metrics.max_drawdown_percent,
+        "trades": metrics.total_trades,
+        "winRate": metrics.win_rate,
+    }
