@@ -23,7 +23,9 @@ def free_port() -> int:
 class LiveServer:
     """Starts the service the way users do; ``stop`` terminates it."""
 
-    def __init__(self, data_dir: Path, database_url: str = "", extra_env: dict[str, str] | None = None):
+    def __init__(
+        self, data_dir: Path, database_url: str = "", extra_env: dict[str, str] | None = None
+    ):
         self.data_dir = data_dir
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"

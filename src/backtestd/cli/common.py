@@ -13,7 +13,8 @@ from backtestd.settings import Settings, load_settings
 DataDirOption = Annotated[
     Path | None,
     typer.Option(
-        "--data-dir", help="Data directory (env BACKTESTD_DATA_DIR, default ./var)",
+        "--data-dir",
+        help="Data directory (env BACKTESTD_DATA_DIR, default ./var)",
         show_default=False,
     ),
 ]

@@ -41,8 +41,7 @@ def serve(
         )
     app = create_app(settings, services)
     try:
-        uvicorn.run(app, host=settings.host, port=settings.port, log_level="info",
-                    access_log=False)
+        uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=False)
     finally:
         services.close()
 
