@@ -58,8 +58,13 @@ class MarketService:
         return self._catalogue.listing(exchange_id, seg)
 
     def download(
-        self, exchange_id: str, kind: DataKind, base: str, quote: str,
-        hour_text: str | None, fmt: str | None,
+        self,
+        exchange_id: str,
+        kind: DataKind,
+        base: str,
+        quote: str,
+        hour_text: str | None,
+        fmt: str | None,
     ) -> Download:
         hour = parse_hour(hour_text)
         fmt = fmt or "lastra"
