@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -55,6 +56,13 @@ def ingested(live_server: LiveServer, tmp_path_factory: pytest.TempPathFactory) 
     out = live_server.cli("ingest", "--exchange", "binance", str(kl), str(tr)).stdout
     assert "SOL/USDT" in out
     assert "ARB/USDT" in out
+    # The catalogue caches exchange lists for up to 10 s (docs/configuration.md).
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        exchanges = httpx.get(f"{live_server.base_url}/exchanges").json()
+        if any(e["id"] == "binance" for e in exchanges):
+            break
+        time.sleep(0.5)
     return live_server
 
 

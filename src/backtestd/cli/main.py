@@ -1,10 +1,10 @@
-"""The ``backtestd`` command: serve, apikey, ingest."""
+"""The ``backtestd`` command: serve, apikey, ingest, bench."""
 
 from __future__ import annotations
 
 import typer
 
-from backtestd.cli import apikey, ingest, serve
+from backtestd.cli import apikey, bench, ingest, serve
 
 app = typer.Typer(
     help="backtestd: a self-hostable strategy backtesting service.",
@@ -15,3 +15,4 @@ app = typer.Typer(
 app.command("serve")(serve.serve)
 app.add_typer(apikey.app, name="apikey")
 app.command("ingest")(ingest.ingest)
+app.add_typer(bench.app, name="bench")

@@ -76,10 +76,15 @@ class Catalogue:
         self._lock = threading.Lock()
         self._sim_summaries: dict[tuple[str, str, datetime], tuple[float | None, float]] = {}
         self._listings: dict[tuple[str, str], tuple[float, InstrumentListing]] = {}
+        self._exchanges: tuple[float, list[ExchangeInfo]] | None = None
 
     # -- exchanges --------------------------------------------------------------------
 
     def exchanges(self) -> list[ExchangeInfo]:
+        """Generating sources plus every exchange with stored hours (cached briefly)."""
+        cached = self._exchanges
+        if cached and time.monotonic() - cached[0] < LISTING_TTL_SECONDS:
+            return cached[1]
         infos = [
             ExchangeInfo(
                 source.exchange_id,
@@ -98,7 +103,9 @@ class Catalogue:
             infos.append(
                 ExchangeInfo(exchange_id, name, f"{name} history ingested from archive files")
             )
-        return sorted(infos, key=lambda e: e.id)
+        result = sorted(infos, key=lambda e: e.id)
+        self._exchanges = (time.monotonic(), result)
+        return result
 
     def exchange_exists(self, exchange_id: str) -> bool:
         return any(info.id == exchange_id for info in self.exchanges())
