@@ -109,6 +109,13 @@ class Settings(BaseSettings):
     sim_seed: int = 0
     sim_coverage_days: int = Field(default=365, ge=1, le=3650)
 
+    # Strategy runtime.
+    engine_hosts: int = Field(default=2, ge=1, le=64)
+    engine_heap_mb: int = Field(default=512, ge=64)
+    max_compiles_in_flight: int = Field(default=4, ge=1)
+    validation_workers: int = Field(default=1, ge=1)
+    run_cpu_limit_seconds: float = Field(default=60.0, gt=0)
+
     tiers: dict[str, TierLimits] = Field(default_factory=lambda: dict(DEFAULT_TIERS))
 
     @field_validator("tiers", mode="before")

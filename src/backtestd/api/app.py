@@ -9,7 +9,7 @@ from fastapi import APIRouter, FastAPI
 
 from backtestd.api.body_limit import BodyLimitMiddleware
 from backtestd.api.errors import install_error_handlers
-from backtestd.api.routes import account, auth, market
+from backtestd.api.routes import account, auth, market, strategies
 from backtestd.services.container import Services, build_services
 from backtestd.settings import Settings
 
@@ -23,6 +23,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = services is None
         app.state.services = services or build_services(settings)
+        app.state.services.strategies.resume_pending()
         try:
             yield
         finally:
@@ -39,7 +40,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     v1 = APIRouter(prefix=API_PREFIX)
-    for module in (auth, account, market):
+    for module in (auth, account, market, strategies):
         v1.include_router(module.router)
     app.include_router(v1)
     install_error_handlers(app)

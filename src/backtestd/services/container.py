@@ -5,6 +5,7 @@ The API lifespan and the CLI both call ``build_services``; nothing is created at
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -16,10 +17,13 @@ from backtestd.services.accounts import AccountService
 from backtestd.services.auth import AuthService, load_or_create_secret
 from backtestd.services.market import MarketService
 from backtestd.services.rate_limit import RateLimiter
+from backtestd.services.strategies import StrategyService
+from backtestd.services.validation import DryRunner
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.migrate import migrate
 from backtestd.storage.objects.store import LocalObjectStore
+from backtestd.strategy.jvm import EnginePool, HostConfig
 
 
 @dataclass
@@ -32,8 +36,13 @@ class Services:
     auth: AuthService
     accounts: AccountService
     market: MarketService
+    engines: EnginePool
+    background: ThreadPoolExecutor
+    strategies: StrategyService
 
     def close(self) -> None:
+        self.background.shutdown(wait=False, cancel_futures=True)
+        self.engines.close()
         self.database.dispose()
 
 
@@ -56,6 +65,15 @@ def build_services(settings: Settings) -> Services:
     store = HourlyStore(objects, database, sources)
     catalogue = Catalogue(database, sources)
     auth = AuthService(settings, database, load_or_create_secret(settings), RateLimiter())
+    engines = EnginePool(
+        settings.engine_hosts,
+        HostConfig(heap_mb=settings.engine_heap_mb, run_cpu_limit_s=settings.run_cpu_limit_seconds),
+    )
+    background = ThreadPoolExecutor(settings.validation_workers, thread_name_prefix="validate")
+    runner = DryRunner(engines, store, settings.data_dir.resolve() / "work")
+    strategies = StrategyService(
+        database, engines, runner, background, settings.max_compiles_in_flight
+    )
     return Services(
         settings=settings,
         database=database,
@@ -65,4 +83,7 @@ def build_services(settings: Settings) -> Services:
         auth=auth,
         accounts=AccountService(settings, database),
         market=MarketService(catalogue, store),
+        engines=engines,
+        background=background,
+        strategies=strategies,
     )

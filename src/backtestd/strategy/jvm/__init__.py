@@ -1,1 +1,40 @@
-"""strategy.jvm layer."""
+"""Client of the JVM engine host: compile, sandbox-check and run strategies in a child JVM.
+
+This is the only package that may use ``subprocess`` (conventions §1).
+"""
+
+from backtestd.strategy.jvm.columns import FEED_COLUMNS, FeedKind, write_columns
+from backtestd.strategy.jvm.host import EngineHost, Handshake, HostConfig
+from backtestd.strategy.jvm.jar import locate_engine_jar
+from backtestd.strategy.jvm.pool import EnginePool
+from backtestd.strategy.jvm.results import (
+    CompileResult,
+    DeclaredProperty,
+    Diagnostic,
+    EngineHostError,
+    RunFailure,
+    RunFailureKind,
+    RunResult,
+    StackFrame,
+)
+from backtestd.strategy.jvm.run_request import RunRequest
+
+__all__ = [
+    "FEED_COLUMNS",
+    "CompileResult",
+    "DeclaredProperty",
+    "Diagnostic",
+    "EngineHost",
+    "EngineHostError",
+    "EnginePool",
+    "FeedKind",
+    "Handshake",
+    "HostConfig",
+    "RunFailure",
+    "RunFailureKind",
+    "RunRequest",
+    "RunResult",
+    "StackFrame",
+    "locate_engine_jar",
+    "write_columns",
+]

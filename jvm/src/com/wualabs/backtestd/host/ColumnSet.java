@@ -1,0 +1,98 @@
+package com.wualabs.backtestd.host;
+
+import java.io.IOException;
+import java.nio.ByteOrder;
+import java.nio.DoubleBuffer;
+import java.nio.LongBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Memory-mapped input columns of one run: raw little-endian arrays written by Python (int64 for
+ * timestamps, float64 for values), one file per column, all of the same length.
+ *
+ * <p>Mapping instead of reading means a sweep that runs many parameter vectors over one prepared
+ * dataset shares the page cache instead of copying the data into the heap for every run, and the
+ * heap limit is left for the strategy. (The host may use java.nio; strategy code may not.)
+ */
+final class ColumnSet {
+    /** Column names per data kind, in the order the harness callbacks take them. */
+    static final Map<String, List<String>> LAYOUTS = Map.of(
+            "ticker", List.of("ts", "bid", "bidSize", "ask", "askSize", "last", "volume"),
+            "kline", List.of("ts", "closeTs", "open", "high", "low", "close", "volume"),
+            "funding", List.of("ts", "rate", "markPrice"));
+
+    /** Columns stored as int64; all others are float64. */
+    private static final List<String> INT_COLUMNS = List.of("ts", "closeTs");
+
+    final String kind;
+    final int rows;
+    private final Map<String, LongBuffer> longs = new LinkedHashMap<>();
+    private final Map<String, DoubleBuffer> doubles = new LinkedHashMap<>();
+
+    private ColumnSet(String kind, int rows) {
+        this.kind = kind;
+        this.rows = rows;
+    }
+
+    /** Maps the files named in {@code paths} (column name → path) for {@code kind}. */
+    static ColumnSet map(String kind, Map<String, Object> paths) throws HostException {
+        List<String> layout = LAYOUTS.get(kind);
+        if (layout == null) {
+            throw new HostException(HostException.BAD_REQUEST,
+                    "unknown data kind '" + kind + "' (expected ticker, kline or funding)");
+        }
+        ColumnSet set = null;
+        for (String column : layout) {
+            Object path = paths.get(column);
+            if (!(path instanceof String p)) {
+                throw new HostException(HostException.BAD_REQUEST,
+                        "missing column file '" + column + "' for " + kind + " data")
+                        .with("expected_columns", layout);
+            }
+            MappedByteBuffer buffer = mapFile(column, p);
+            int rows = buffer.capacity() / 8;
+            if (set == null) {
+                set = new ColumnSet(kind, rows);
+            } else if (rows != set.rows) {
+                throw new HostException(HostException.BAD_REQUEST, "column '" + column + "' has "
+                        + rows + " rows but '" + layout.get(0) + "' has " + set.rows);
+            }
+            if (INT_COLUMNS.contains(column)) {
+                set.longs.put(column, buffer.asLongBuffer());
+            } else {
+                set.doubles.put(column, buffer.asDoubleBuffer());
+            }
+        }
+        return set;
+    }
+
+    private static MappedByteBuffer mapFile(String column, String path) throws HostException {
+        try (FileChannel channel = FileChannel.open(Path.of(path), StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size % 8 != 0 || size > Integer.MAX_VALUE - 7) {
+                throw new HostException(HostException.BAD_REQUEST, "column file '" + column
+                        + "' has " + size + " bytes; expected a multiple of 8 below 2 GiB");
+            }
+            MappedByteBuffer buffer = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
+            buffer.order(ByteOrder.LITTLE_ENDIAN);
+            return buffer;
+        } catch (IOException e) {
+            throw new HostException(HostException.BAD_REQUEST,
+                    "cannot map column file '" + column + "' (" + path + "): " + e);
+        }
+    }
+
+    LongBuffer longs(String column) {
+        return longs.get(column);
+    }
+
+    DoubleBuffer doubles(String column) {
+        return doubles.get(column);
+    }
+}

@@ -1,0 +1,201 @@
+package com.wualabs.backtestd.host;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The engine host: a long-lived JVM child of a backtestd worker that compiles and runs strategies.
+ *
+ * <p>It speaks the framed protocol of {@link Frames} on stdin/stdout and nothing else goes to
+ * stdout (System.out is redirected to stderr before anything can print). It greets its parent with
+ * a versioned {@code hello}, then answers one request at a time. Stdin EOF means the parent is
+ * gone, and the host exits. After a fatal error (a run over its CPU or wall limit, which leaves a
+ * thread that cannot be stopped; an OutOfMemoryError, which leaves the heap in doubt) it answers
+ * and exits with a distinct code; its supervisor starts a fresh one.
+ */
+public final class EngineHost {
+    /** Protocol version; the client refuses a host that speaks another one. */
+    public static final int PROTOCOL_VERSION = 1;
+    /** Version of this host implementation. */
+    public static final String HOST_VERSION = "1.0.0";
+
+    static final int EXIT_LIMIT = 10;
+    static final int EXIT_OUT_OF_MEMORY = 11;
+    static final int EXIT_PROTOCOL = 12;
+    static final int EXIT_FATAL = 13;
+
+    private static final long DEFAULT_CPU_MS = 30_000;
+    private static final long DEFAULT_INSPECT_CPU_MS = 10_000;
+    private static final long DEFAULT_STACK_KB = 2_048;
+
+    private final DataOutputStream out;
+    /** Released on OutOfMemoryError so that the error answer can still be built and sent. */
+    private byte[] reserve = new byte[1 << 20];
+    private final CompileService compiler;
+    private final RunService runner = new RunService();
+    private long compiles;
+    private long runs;
+
+    private EngineHost(DataOutputStream out) {
+        this.out = out;
+        this.compiler = new CompileService(System.getProperty("java.class.path"));
+    }
+
+    /** Entry point: {@code java -cp backtestd-engine.jar com.wualabs.backtestd.host.EngineHost}. */
+    public static void main(String[] args) {
+        DataOutputStream out = new DataOutputStream(
+                new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16));
+        System.setOut(System.err);
+        DataInputStream in = new DataInputStream(
+                new BufferedInputStream(new FileInputStream(FileDescriptor.in), 1 << 16));
+        EngineHost host;
+        try {
+            host = new EngineHost(out);
+            host.hello();
+        } catch (IOException | RuntimeException e) {
+            System.err.println("engine host failed to start: " + e);
+            Runtime.getRuntime().halt(EXIT_FATAL);
+            return;
+        }
+        host.serve(in);
+    }
+
+    private void hello() throws IOException {
+        Map<String, Object> h = new LinkedHashMap<>();
+        h.put("type", "hello");
+        h.put("protocol", PROTOCOL_VERSION);
+        h.put("host_version", HOST_VERSION);
+        h.put("engine_version", EngineInfo.version());
+        h.put("pid", ProcessHandle.current().pid());
+        h.put("java_version", System.getProperty("java.version"));
+        h.put("max_heap", Runtime.getRuntime().maxMemory());
+        Frames.write(out, h, List.of());
+    }
+
+    private void serve(DataInputStream in) {
+        while (true) {
+            Frames.Message message;
+            try {
+                message = Frames.read(in);
+            } catch (IOException | RuntimeException e) {
+                System.err.println("engine host: protocol error: " + e);
+                answerQuietly(null, new HostException("protocol_error", String.valueOf(e)));
+                Runtime.getRuntime().halt(EXIT_PROTOCOL);
+                return;
+            }
+            if (message == null) {
+                Runtime.getRuntime().halt(0); // stdin closed: the parent is gone
+                return;
+            }
+            handle(message.header());
+        }
+    }
+
+    private void handle(Map<String, Object> request) {
+        Object id = request.get("id");
+        try {
+            String op = Requests.string(request, "op");
+            switch (op) {
+                case "ping" -> answer(id, status(), List.of());
+                case "compile" -> answer(id, compile(request), List.of());
+                case "run" -> {
+                    RunService.Answer a = runner.run(request, limits(request, DEFAULT_CPU_MS));
+                    runs++;
+                    answer(id, a.header(), a.payloads());
+                }
+                case "shutdown" -> {
+                    answer(id, new LinkedHashMap<>(), List.of());
+                    Runtime.getRuntime().halt(0);
+                }
+                default -> throw new HostException(HostException.BAD_REQUEST, "unknown op " + op);
+            }
+        } catch (HostException e) {
+            if (e.fatal()) {
+                reserve = null;
+            }
+            answerQuietly(id, e);
+            if (e.fatal()) {
+                int code = e.kind().equals(HostException.OUT_OF_MEMORY) ? EXIT_OUT_OF_MEMORY
+                        : e.kind().equals(HostException.LIMIT_EXCEEDED) ? EXIT_LIMIT : EXIT_FATAL;
+                Runtime.getRuntime().halt(code);
+            }
+        } catch (OutOfMemoryError e) {
+            reserve = null;
+            answerQuietly(id, new HostException(HostException.OUT_OF_MEMORY,
+                    "the engine host ran out of memory: " + e.getMessage(), true));
+            Runtime.getRuntime().halt(EXIT_OUT_OF_MEMORY);
+        } catch (IOException e) {
+            System.err.println("engine host: cannot write to the parent: " + e);
+            Runtime.getRuntime().halt(EXIT_PROTOCOL);
+        } catch (RuntimeException | StackOverflowError e) {
+            e.printStackTrace();
+            answerQuietly(id, new HostException(HostException.INTERNAL,
+                    "engine host internal error: " + e));
+        }
+    }
+
+    private Map<String, Object> compile(Map<String, Object> request) throws HostException {
+        String source = Requests.string(request, "source");
+        String expected = Requests.optionalString(request, "class_name");
+        long t0 = System.nanoTime();
+        Map<String, Object> result = compiler.compile(source, expected,
+                limits(request, DEFAULT_INSPECT_CPU_MS));
+        compiles++;
+        result.put("elapsed_ns", System.nanoTime() - t0);
+        return result;
+    }
+
+    private static Guard.Limits limits(Map<String, Object> request, long defaultCpuMs)
+            throws HostException {
+        long cpuMs = Requests.longValue(request, "cpu_limit_ms", defaultCpuMs);
+        long wallMs = Requests.longValue(request, "wall_limit_ms", 2 * cpuMs + 5_000);
+        long stackKb = Requests.longValue(request, "stack_kb", DEFAULT_STACK_KB);
+        if (cpuMs <= 0 || wallMs <= 0 || stackKb < 64) {
+            throw new HostException(HostException.BAD_REQUEST, "limits must be positive");
+        }
+        return new Guard.Limits(cpuMs * 1_000_000L, wallMs * 1_000_000L, stackKb * 1024L);
+    }
+
+    private Map<String, Object> status() {
+        Runtime rt = Runtime.getRuntime();
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("heap_used", rt.totalMemory() - rt.freeMemory());
+        s.put("heap_committed", rt.totalMemory());
+        s.put("heap_max", rt.maxMemory());
+        s.put("compiles", compiles);
+        s.put("runs", runs);
+        s.put("uptime_ms", ManagementFactory.getRuntimeMXBean().getUptime());
+        return s;
+    }
+
+    private void answer(Object id, Map<String, Object> body, List<byte[]> payloads)
+            throws IOException {
+        Map<String, Object> header = new LinkedHashMap<>();
+        header.put("id", id);
+        header.put("status", "ok");
+        header.putAll(body);
+        Frames.write(out, header, payloads);
+    }
+
+    private void answerQuietly(Object id, HostException e) {
+        Map<String, Object> header = new LinkedHashMap<>();
+        header.put("id", id);
+        header.put("status", "error");
+        header.put("error", e.toJson());
+        try {
+            Frames.write(out, header, List.of());
+        } catch (IOException | RuntimeException io) {
+            System.err.println("engine host: cannot send error answer: " + io);
+        }
+    }
+}

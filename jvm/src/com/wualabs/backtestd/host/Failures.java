@@ -1,0 +1,129 @@
+package com.wualabs.backtestd.host;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns a Throwable that escaped user code into the structured error the client expects.
+ *
+ * <p>The cause chain is searched first for the errors that decide what the host does next: an
+ * OutOfMemoryError leaves the heap in an unknown state (fatal: answer, then exit), a
+ * StackOverflowError unwinds cleanly (the host goes on). Anything else is a user exception,
+ * reported with the frames of the user's own classes so that a QTScript line map can point at the
+ * user's text.
+ */
+final class Failures {
+    private static final int MAX_FRAMES = 10;
+    private static final int MAX_CHAIN = 8;
+
+    private Failures() {}
+
+    static HostException classify(Throwable thrown, Set<String> userClasses, String what) {
+        Throwable oom = find(thrown, OutOfMemoryError.class);
+        if (oom != null) {
+            return new HostException(HostException.OUT_OF_MEMORY, "the " + what
+                    + " ran out of memory (heap limit " + (Runtime.getRuntime().maxMemory() >> 20)
+                    + " MiB): " + oom.getMessage(), true);
+        }
+        Throwable soe = find(thrown, StackOverflowError.class);
+        if (soe != null) {
+            return withFrames(new HostException(HostException.STACK_OVERFLOW, "the " + what
+                    + " overflowed the stack (runaway recursion?)" + where(soe, userClasses)),
+                    soe, userClasses);
+        }
+        Throwable shown = pick(thrown, userClasses);
+        String text = shown.getClass().getName()
+                + (shown.getMessage() == null ? "" : ": " + shown.getMessage());
+        HostException e = new HostException(HostException.USER_EXCEPTION,
+                "the " + what + " threw " + text + where(shown, userClasses))
+                .with("exception", shown.getClass().getName())
+                .with("exception_message", shown.getMessage());
+        List<Object> chain = new ArrayList<>();
+        for (Throwable t = thrown; t != null && chain.size() < MAX_CHAIN; t = t.getCause()) {
+            chain.add(t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage()));
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        e.with("chain", chain);
+        return withFrames(e, shown, userClasses);
+    }
+
+    /** Whether the named exception class (simple name) is anywhere in the cause chain. */
+    static Throwable findNamed(Throwable thrown, String simpleName) {
+        int depth = 0;
+        for (Throwable t = thrown; t != null && depth < MAX_CHAIN; t = t.getCause(), depth++) {
+            if (t.getClass().getSimpleName().equals(simpleName)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    private static Throwable find(Throwable thrown, Class<? extends Throwable> type) {
+        int depth = 0;
+        for (Throwable t = thrown; t != null && depth < MAX_CHAIN; t = t.getCause(), depth++) {
+            if (type.isInstance(t)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /** The first exception in the chain thrown from user code, else the root cause. */
+    private static Throwable pick(Throwable thrown, Set<String> userClasses) {
+        List<Throwable> chain = new ArrayList<>();
+        for (Throwable t = thrown; t != null && chain.size() < MAX_CHAIN; t = t.getCause()) {
+            chain.add(t);
+        }
+        for (Throwable t : chain) {
+            StackTraceElement[] trace = t.getStackTrace();
+            if (trace.length > 0 && isUser(trace[0], userClasses)) {
+                return t;
+            }
+        }
+        for (Throwable t : chain) {
+            for (StackTraceElement f : t.getStackTrace()) {
+                if (isUser(f, userClasses)) {
+                    return t;
+                }
+            }
+        }
+        return chain.get(chain.size() - 1);
+    }
+
+    private static String where(Throwable t, Set<String> userClasses) {
+        for (StackTraceElement f : t.getStackTrace()) {
+            if (isUser(f, userClasses)) {
+                return " at " + f.getClassName() + "." + f.getMethodName() + "("
+                        + f.getFileName() + ":" + f.getLineNumber() + ")";
+            }
+        }
+        return "";
+    }
+
+    private static HostException withFrames(HostException e, Throwable t, Set<String> users) {
+        List<Object> frames = new ArrayList<>();
+        for (StackTraceElement f : t.getStackTrace()) {
+            if (frames.size() >= MAX_FRAMES) {
+                break;
+            }
+            if (isUser(f, users)) {
+                Map<String, Object> frame = new LinkedHashMap<>();
+                frame.put("class", f.getClassName());
+                frame.put("method", f.getMethodName());
+                frame.put("file", f.getFileName());
+                frame.put("line", f.getLineNumber());
+                frames.add(frame);
+            }
+        }
+        return e.with("frames", frames);
+    }
+
+    private static boolean isUser(StackTraceElement f, Set<String> userClasses) {
+        return userClasses.contains(f.getClassName());
+    }
+}

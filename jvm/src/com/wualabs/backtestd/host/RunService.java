@@ -1,0 +1,191 @@
+package com.wualabs.backtestd.host;
+
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.runtime.PropertyInfo;
+import com.wualabs.qtsurfer.engine.runtime.StrategyHarness;
+import com.wualabs.qtsurfer.engine.runtime.StrategyRun;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The {@code run} request: verify, load in a fresh sandbox loader, start through the harness and
+ * feed every row of the memory-mapped columns in a tight loop on a guarded worker thread.
+ *
+ * <p>Class files arrive from the Python side (possibly from the object store), so they are
+ * verified again before loading; the verdict is cached by content digest because a sweep runs the
+ * same classes many times. Each run gets its own class loader, so static state never leaks from
+ * one parameter vector to the next.
+ */
+final class RunService {
+    private static final int VERIFIED_CACHE = 256;
+
+    private final Set<String> verified = new LinkedHashSet<>();
+
+    /** A ready answer: header fields plus binary payloads. */
+    record Answer(Map<String, Object> header, List<byte[]> payloads) {}
+
+    /** What the worker thread hands back. */
+    private record Collected(Map<String, Object> header, List<byte[]> payloads) {}
+
+    Answer run(Map<String, Object> req, Guard.Limits limits) throws HostException {
+        Map<String, byte[]> classes = decodeClasses(req.get("class_files"));
+        verify(classes);
+        String mainClass = Requests.string(req, "main_class");
+        if (!classes.containsKey(mainClass)) {
+            throw new HostException(HostException.BAD_REQUEST,
+                    "main class " + mainClass + " is not among the class files");
+        }
+        Map<String, String> params = Requests.stringMap(req.get("params"));
+        Instrument instrument = Requests.instrument(req.get("instrument"));
+        ColumnSet columns = ColumnSet.map(Requests.string(req, "kind"),
+                Requests.map(req.get("columns"), "columns"));
+        int[] range = Requests.rows(req.get("rows"), columns.rows);
+        ClassLoader loader = new SandboxClassLoader(classes, EngineHost.class.getClassLoader());
+        long[] progress = new long[2];
+        Guard.Outcome<Collected> outcome = Guard.call("strategy run", () -> {
+            Class<?> strategy = Class.forName(mainClass, false, loader);
+            StrategyRun run = start(strategy, params, instrument);
+            long t0 = System.nanoTime();
+            try {
+                Feeder.feed(run, columns, range[0], range[1], progress);
+            } finally {
+                progress[1] = System.nanoTime() - t0;
+            }
+            return collect(run);
+        }, limits);
+        if (outcome.error() != null) {
+            if (outcome.error() instanceof HostException he) {
+                throw he;
+            }
+            throw Failures.classify(outcome.error(), classes.keySet(), "strategy run")
+                    .with("events", progress[0]);
+        }
+        Map<String, Object> header = outcome.value().header();
+        header.put("events", progress[0]);
+        header.put("elapsed_ns", progress[1]);
+        header.put("cpu_ns", outcome.cpuNanos());
+        return new Answer(header, outcome.value().payloads());
+    }
+
+    /** Starts the strategy; a property problem becomes a {@code property_error}. */
+    private static StrategyRun start(Class<?> strategy, Map<String, String> params,
+            Instrument instrument) throws Exception {
+        try {
+            return StrategyHarness.start(strategy, params, instrument);
+        } catch (Exception e) {
+            if (Failures.findNamed(e, "PropertyException") == null) {
+                throw e;
+            }
+            List<Object> names = new ArrayList<>();
+            for (PropertyInfo p : StrategyHarness.declaredProperties(strategy)) {
+                names.add(p.name());
+            }
+            throw new HostException(HostException.PROPERTY_ERROR,
+                    String.valueOf(Failures.findNamed(e, "PropertyException").getMessage()))
+                    .with("declared", names)
+                    .with("given", new ArrayList<>(params.keySet()));
+        }
+    }
+
+    /** Reads the run's results on the worker thread (user toString() may run here). */
+    private static Collected collect(StrategyRun run) {
+        int n = run.signalCount();
+        long[] ts = run.signalTs();
+        byte[] side = run.signalSide();
+        double[] price = run.signalPrice();
+        n = Math.max(0, Math.min(n, Math.min(ts.length, Math.min(side.length, price.length))));
+        Map<String, Object> header = new LinkedHashMap<>();
+        header.put("signals", n);
+        List<Object> info = new ArrayList<>();
+        List<Map<String, Object>> data = run.signalData();
+        if (data != null) {
+            for (Map<String, Object> item : data) {
+                info.add(JsonSafe.of(item));
+            }
+        }
+        header.put("info", info);
+        List<Object> notices = new ArrayList<>();
+        if (run.notices() != null) {
+            run.notices().forEach(s -> notices.add(String.valueOf(s)));
+        }
+        header.put("notices", notices);
+        header.put("execution_mode", String.valueOf(run.executionMode()));
+        header.put("percent_gain", run.percentGain());
+        header.put("multi_entry", run.multiEntryEnabled());
+        ByteBuffer tsBytes = ByteBuffer.allocate(n * 8).order(ByteOrder.LITTLE_ENDIAN);
+        tsBytes.asLongBuffer().put(ts, 0, n);
+        ByteBuffer priceBytes = ByteBuffer.allocate(n * 8).order(ByteOrder.LITTLE_ENDIAN);
+        priceBytes.asDoubleBuffer().put(price, 0, n);
+        byte[] sideBytes = new byte[n];
+        System.arraycopy(side, 0, sideBytes, 0, n);
+        return new Collected(header, List.of(tsBytes.array(), sideBytes, priceBytes.array()));
+    }
+
+    private static Map<String, byte[]> decodeClasses(Object value) throws HostException {
+        Map<String, Object> encoded = Requests.map(value, "class_files");
+        Map<String, byte[]> classes = new TreeMap<>();
+        for (Object b64 : encoded.values()) {
+            if (!(b64 instanceof String s)) {
+                throw new HostException(HostException.BAD_REQUEST, "class files must be base64");
+            }
+            try {
+                byte[] bytes = Base64.getDecoder().decode(s);
+                classes.put(ClassFileReader.nameOf(bytes).replace('/', '.'), bytes);
+            } catch (IOException | RuntimeException e) {
+                throw new HostException(HostException.BAD_REQUEST, "invalid class file: " + e);
+            }
+        }
+        return classes;
+    }
+
+    private void verify(Map<String, byte[]> classes) throws HostException {
+        String digest = digest(classes);
+        if (verified.contains(digest)) {
+            return;
+        }
+        List<BytecodeVerifier.Violation> violations;
+        try {
+            violations = BytecodeVerifier.verify(classes, (c, m) -> -1);
+        } catch (IOException | RuntimeException e) {
+            throw new HostException(HostException.BAD_REQUEST, "invalid class file: " + e);
+        }
+        if (!violations.isEmpty()) {
+            List<Object> messages = new ArrayList<>();
+            violations.forEach(v -> messages.add(v.message()));
+            throw new HostException(HostException.SANDBOX_VIOLATION,
+                    "the strategy classes break the sandbox: " + messages.get(0))
+                    .with("violations", messages);
+        }
+        verified.add(digest);
+        if (verified.size() > VERIFIED_CACHE) {
+            verified.remove(verified.iterator().next());
+        }
+    }
+
+    private static String digest(Map<String, byte[]> classes) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            for (Map.Entry<String, byte[]> e : classes.entrySet()) {
+                sha.update(e.getKey().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                sha.update((byte) 0);
+                sha.update(ByteBuffer.allocate(4).putInt(e.getValue().length).array());
+                sha.update(e.getValue());
+            }
+            return HexFormat.of().formatHex(sha.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package com.wualabs.qtsurfer.engine.indicators.helpers.group;
+
+import com.wualabs.qtsurfer.engine.strategy.TickerValueSource;
+
+/**
+ * Engine-internal: the primitive fields of the event being processed (no allocation per event).
+ * Field codes are {@link TickerValueSource} ordinals, plus {@link #PRIMARY}.
+ */
+public final class EventFrame {
+
+    /** The event's primary value: ticker last, kline close, funding rate. */
+    public static final int PRIMARY = -1;
+
+    private static final int BID = TickerValueSource.Bid.ordinal();
+    private static final int BID_SIZE = TickerValueSource.BidSize.ordinal();
+    private static final int ASK = TickerValueSource.Ask.ordinal();
+    private static final int ASK_SIZE = TickerValueSource.AskSize.ordinal();
+    private static final int OPEN = TickerValueSource.Open.ordinal();
+    private static final int HIGH = TickerValueSource.High.ordinal();
+    private static final int LOW = TickerValueSource.Low.ordinal();
+    private static final int CLOSE = TickerValueSource.Close.ordinal();
+    private static final int VWAP = TickerValueSource.Vwap.ordinal();
+    private static final int VOLUME = TickerValueSource.Volume.ordinal();
+    private static final int VOLUME_QUOTE = TickerValueSource.VolumeQuote.ordinal();
+    private static final int PERCENT_CHANGE = TickerValueSource.PercentChange.ordinal();
+    private static final int AUTO_ASK_CLOSE = TickerValueSource.AutoAskClose.ordinal();
+    private static final int RATE = TickerValueSource.Rate.ordinal();
+
+    double bid;
+    double bidSize;
+    double ask;
+    double askSize;
+    double open;
+    double high;
+    double low;
+    double close;
+    double vwap;
+    double volume;
+    double quoteVolume;
+    double percentChange;
+    double rate;
+    double primary;
+    // the bar handed to bar indicators
+    double barOpen;
+    double barHigh;
+    double barLow;
+    double barClose;
+    double barVolume;
+
+    double get(int code) {
+        if (code == PRIMARY) {
+            return primary;
+        }
+        if (code == CLOSE) {
+            return close;
+        }
+        if (code == BID) {
+            return bid;
+        }
+        if (code == ASK) {
+            return ask;
+        }
+        if (code == BID_SIZE) {
+            return bidSize;
+        }
+        if (code == ASK_SIZE) {
+            return askSize;
+        }
+        if (code == OPEN) {
+            return open;
+        }
+        if (code == HIGH) {
+            return high;
+        }
+        if (code == LOW) {
+            return low;
+        }
+        if (code == VWAP) {
+            return vwap;
+        }
+        if (code == VOLUME) {
+            return volume;
+        }
+        if (code == VOLUME_QUOTE) {
+            return quoteVolume;
+        }
+        if (code == PERCENT_CHANGE) {
+            return percentChange;
+        }
+        if (code == AUTO_ASK_CLOSE) {
+            return ask > 0 && ask < Double.POSITIVE_INFINITY ? ask : close;
+        }
+        if (code == RATE) {
+            return rate;
+        }
+        return Double.NaN;
+    }
+
+    void ticker(double bid, double bidSize, double ask, double askSize, double open, double high, double low,
+                double last, double vwap, double volume, double quoteVolume, double percentChange) {
+        this.bid = bid;
+        this.bidSize = bidSize;
+        this.ask = ask;
+        this.askSize = askSize;
+        this.open = open;
+        this.high = high;
+        this.low = low;
+        this.close = last;
+        this.vwap = vwap;
+        this.volume = volume;
+        this.quoteVolume = quoteVolume;
+        this.percentChange = percentChange;
+        this.rate = Double.NaN;
+        this.primary = last;
+        this.barOpen = last;
+        this.barHigh = last;
+        this.barLow = last;
+        this.barClose = last;
+        this.barVolume = volume;
+    }
+
+    void kline(double open, double high, double low, double close, double volume) {
+        double nan = Double.NaN;
+        this.bid = nan;
+        this.bidSize = nan;
+        this.ask = nan;
+        this.askSize = nan;
+        this.open = open;
+        this.high = high;
+        this.low = low;
+        this.close = close;
+        this.vwap = nan;
+        this.volume = volume;
+        this.quoteVolume = nan;
+        this.percentChange = nan;
+        this.rate = nan;
+        this.primary = close;
+        this.barOpen = open;
+        this.barHigh = high;
+        this.barLow = low;
+        this.barClose = close;
+        this.barVolume = volume;
+    }
+
+    void funding(double rate, double markPrice) {
+        double nan = Double.NaN;
+        this.bid = nan;
+        this.bidSize = nan;
+        this.ask = nan;
+        this.askSize = nan;
+        this.open = nan;
+        this.high = nan;
+        this.low = nan;
+        this.close = markPrice;
+        this.vwap = nan;
+        this.volume = nan;
+        this.quoteVolume = nan;
+        this.percentChange = nan;
+        this.rate = rate;
+        this.primary = rate;
+        this.barOpen = rate;
+        this.barHigh = rate;
+        this.barLow = rate;
+        this.barClose = rate;
+        this.barVolume = nan;
+    }
+}

@@ -1,0 +1,37 @@
+package com.wualabs.qtsurfer.engine.strategy;
+
+import com.wualabs.qtsurfer.engine.core.Ticker;
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.GroupDriver;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+
+/** A strategy over {@link Ticker} events. Implement {@code setupIndicators}; override {@link #update} if needed. */
+public abstract class AbstractTickerStrategy extends AbstractSubscriptionStrategy<Ticker> {
+
+    @Override
+    public void update(Ticker ticker) {
+        Instrument instrument = ticker.instrument();
+        if (!accepted(instrument)) {
+            return;
+        }
+        updateInstrument(instrument, ticker.timestamp());
+        updateIndicators(instrument, ticker);
+    }
+
+    @Override
+    public final InstrumentGroupRTIndicator updateIndicators(Instrument instrument, Ticker t) {
+        InstrumentGroupRTIndicator g = groupOf(instrument);
+        GroupDriver.ticker(g, t.timestamp(), t.bid(), t.bidSize(), t.ask(), t.askSize(), t.open(), t.high(),
+                t.low(), t.last(), t.vwap(), t.volume(), t.quoteVolume(), t.percentageChange());
+        return g;
+    }
+
+    /** Engine-internal: {@link #update} without building a Ticker (used when update is not overridden). */
+    final void fastUpdate(Instrument instrument, long ts, double bid, double bidSize, double ask, double askSize,
+                          double last, double volume) {
+        beginEvent(instrument, ts);
+        double nan = Double.NaN;
+        GroupDriver.ticker(groupOf(instrument), ts, bid, bidSize, ask, askSize, nan, nan, nan, last, nan, volume,
+                nan, nan);
+    }
+}

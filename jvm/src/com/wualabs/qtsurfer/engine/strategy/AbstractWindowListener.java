@@ -1,0 +1,132 @@
+package com.wualabs.qtsurfer.engine.strategy;
+
+import com.wualabs.qtsurfer.engine.EngineVersion;
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.core.state.StateStore;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A window listener: {@link #onChange} runs once each time a window registered with
+ * {@code indicators.window(name, period, listener)} closes. Usually a non-static inner class of the
+ * strategy, constructed in {@code setupIndicators} with {@code new MyListener(this, indicators)}.
+ *
+ * <p>Inside it, {@code emitBuy(price)} / {@code emitSell(price)} / {@code emitSignal(signal)} emit for this
+ * listener's instrument; {@code instrument}, {@code indicators} and {@code strategy} are fields.
+ */
+public abstract class AbstractWindowListener {
+
+    /** The strategy this listener belongs to. */
+    protected final AbstractStrategy strategy;
+    /** The indicator group of the listener's instrument. */
+    protected final InstrumentGroupRTIndicator indicators;
+    /** The listener's instrument. */
+    protected final Instrument instrument;
+
+    private boolean registered;
+    private boolean fired;
+    private long prevMillis;
+    private long currMillis;
+    private Instant prevInstant;
+    private Instant currInstant;
+
+    protected AbstractWindowListener(AbstractStrategy strategy, InstrumentGroupRTIndicator indicators) {
+        this.strategy = Objects.requireNonNull(strategy, "strategy");
+        this.indicators = Objects.requireNonNull(indicators, "indicators");
+        this.instrument = indicators.getInstrument();
+    }
+
+    /**
+     * Called when a window closes.
+     *
+     * @param store  the instrument's state store, shared by all its listeners
+     * @param prev   the watched indicator's value at the previous close of this window (NaN on the first)
+     * @param actual the watched indicator's value at this close
+     */
+    public abstract void onChange(StateStore store, double prev, double actual);
+
+    /** Emits a buy for this listener's instrument. */
+    protected void emitBuy(double price) {
+        strategy.emitBuy(instrument, price);
+    }
+
+    /** Emits a sell for this listener's instrument. */
+    protected void emitSell(double price) {
+        strategy.emitSell(instrument, price);
+    }
+
+    /** Emits a custom signal ({@link BuySignal}, {@link SellSignal}, {@link InfoStrategySignal}). */
+    protected void emitSignal(StrategySignal signal) {
+        strategy.emitSignal(signal);
+    }
+
+    /** A new informational signal for this listener's instrument. */
+    protected InfoStrategySignal createInfoSignal() {
+        return new InfoStrategySignal(instrument);
+    }
+
+    /**
+     * When the window that fired opened (its aligned start).
+     *
+     * @throws IllegalStateException when the listener is not registered on a window, or has not fired yet
+     */
+    public Instant getPrevInstant() {
+        checkWindow();
+        if (prevInstant == null) {
+            prevInstant = Instant.ofEpochMilli(prevMillis);
+        }
+        return prevInstant;
+    }
+
+    /**
+     * When the window that fired closed ({@code getPrevInstant()} plus the period).
+     *
+     * @throws IllegalStateException when the listener is not registered on a window, or has not fired yet
+     */
+    public Instant getCurrInstant() {
+        checkWindow();
+        if (currInstant == null) {
+            currInstant = Instant.ofEpochMilli(currMillis);
+        }
+        return currInstant;
+    }
+
+    public String getEngineVersion() {
+        return EngineVersion.getVersion();
+    }
+
+    public int getEngineVersionMajor() {
+        return EngineVersion.getMajor();
+    }
+
+    public int getEngineVersionMinor() {
+        return EngineVersion.getMinor();
+    }
+
+    private void checkWindow() {
+        if (!registered) {
+            throw new IllegalStateException("getPrevInstant()/getCurrInstant() need a listener registered with "
+                    + "indicators.window(...); " + getClass().getName() + " is not");
+        }
+        if (!fired) {
+            throw new IllegalStateException("the window of " + getClass().getName() + " has not closed yet");
+        }
+    }
+
+    /** Engine-internal: marks the listener as attached to a window. */
+    public final void markWindowRegistered() {
+        registered = true;
+    }
+
+    /** Engine-internal: records the window bounds and calls {@link #onChange}. */
+    public final void dispatchWindowClose(StateStore store, long openMillis, long closeMillis, double prev, double actual) {
+        fired = true;
+        prevInstant = null;
+        currInstant = null;
+        prevMillis = openMillis;
+        currMillis = closeMillis;
+        onChange(store, prev, actual);
+    }
+}

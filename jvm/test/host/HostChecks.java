@@ -1,0 +1,157 @@
+package com.wualabs.backtestd.host;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Supplier;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.ToolProvider;
+
+/**
+ * Plain-Java checks of the host's sandbox internals (no JUnit in this project).
+ *
+ * <p>The Python integration tests drive the host through its protocol, where the verifier always
+ * runs first; these checks exercise the second line of defence on its own: classes that reference
+ * forbidden types are loaded through {@link SandboxClassLoader} without verification and must
+ * still fail to link. Run: compile with the engine jar on the class path, then
+ * {@code java -cp <jar>:<out> com.wualabs.backtestd.host.HostChecks}. Prints "N passed, M failed".
+ */
+public final class HostChecks {
+    private static int passed;
+    private static final List<String> FAILURES = new ArrayList<>();
+
+    private HostChecks() {}
+
+    public static void main(String[] args) throws Exception {
+        jsonRoundTrip();
+        policyVerdicts();
+        loaderRefusesForbiddenTypesWithoutVerifier();
+        verifierFlagsWhatLoaderRefuses();
+        for (String f : FAILURES) {
+            System.err.println("FAILED: " + f);
+        }
+        System.out.println(passed + " passed, " + FAILURES.size() + " failed");
+        System.exit(FAILURES.isEmpty() ? 0 : 1);
+    }
+
+    private static void check(String name, boolean ok) {
+        if (ok) {
+            passed++;
+        } else {
+            FAILURES.add(name);
+        }
+    }
+
+    private static void jsonRoundTrip() {
+        String text = "{\"a\":[1,2.5,\"x\\n\\u00e9\"],\"b\":null,\"c\":true,\"d\":NaN,\"e\":-Infinity}";
+        Object parsed = Json.parse(text);
+        check("json round trip", Json.write(parsed).equals(
+                "{\"a\":[1,2.5,\"x\\n\u00e9\"],\"b\":null,\"c\":true,\"d\":NaN,\"e\":-Infinity}"));
+        check("json big integer becomes double",
+                Json.parse("12345678901234567890") instanceof Double);
+        boolean rejected;
+        try {
+            Json.parse("{\"a\":1} trailing");
+            rejected = false;
+        } catch (IllegalArgumentException e) {
+            rejected = true;
+        }
+        check("json trailing garbage rejected", rejected);
+    }
+
+    private static void policyVerdicts() {
+        check("String allowed", SandboxPolicy.classVerdict("java/lang/String") == null);
+        check("ThreadLocal allowed", SandboxPolicy.classVerdict("java/lang/ThreadLocal") == null);
+        check("engine allowed", SandboxPolicy.classVerdict(
+                "com/wualabs/qtsurfer/engine/core/Ticker") == null);
+        check("atomic allowed", SandboxPolicy.classVerdict(
+                "java/util/concurrent/atomic/AtomicLong") == null);
+        check("System refused", SandboxPolicy.classVerdict("java/lang/System") != null);
+        check("System$Logger refused", SandboxPolicy.classVerdict("java/lang/System$Logger") != null);
+        check("Thread refused", SandboxPolicy.classVerdict("java/lang/Thread") != null);
+        check("array of File refused", SandboxPolicy.classVerdict("[[Ljava/io/File;") != null);
+        check("primitive array allowed", SandboxPolicy.classVerdict("[I") == null);
+        check("host package refused", SandboxPolicy.classVerdict(
+                "com/wualabs/backtestd/host/EngineHost") != null);
+        check("Class.forName refused",
+                SandboxPolicy.memberVerdict("java/lang/Class", "forName", "(Ljava/lang/String;)V")
+                        != null);
+        check("Class.getSimpleName allowed", SandboxPolicy.memberVerdict("java/lang/Class",
+                "getSimpleName", "()Ljava/lang/String;") == null);
+        check("loader links lambda bootstrap",
+                SandboxClassLoader.allowed("java.lang.invoke.LambdaMetafactory"));
+        check("loader refuses MethodHandles", !SandboxClassLoader.allowed(
+                "java.lang.invoke.MethodHandles"));
+    }
+
+    private static final String EVIL = """
+            package evil;
+            public class Probe implements java.util.function.Supplier<String> {
+                public String get() {
+                    return System.getProperty("user.home");
+                }
+            }
+            """;
+
+    private static final String BY_NAME = """
+            package evil;
+            public class ByName implements java.util.function.Supplier<String> {
+                public String get() {
+                    try {
+                        return Class.forName("java.lang.Runtime").getName();
+                    } catch (ClassNotFoundException e) {
+                        return "refused: " + e.getMessage();
+                    }
+                }
+            }
+            """;
+
+    @SuppressWarnings("unchecked")
+    private static void loaderRefusesForbiddenTypesWithoutVerifier() throws Exception {
+        Map<String, byte[]> classes = compile("Probe", EVIL);
+        classes.putAll(compile("ByName", BY_NAME));
+        SandboxClassLoader loader = new SandboxClassLoader(classes,
+                HostChecks.class.getClassLoader());
+        Supplier<String> probe = (Supplier<String>) loader.loadClass("evil.Probe")
+                .getDeclaredConstructor().newInstance();
+        String outcome;
+        try {
+            outcome = probe.get();
+        } catch (NoClassDefFoundError e) {
+            outcome = "refused: " + e.getMessage();
+        }
+        check("loader refuses java.lang.System at link time (" + outcome + ")",
+                outcome.startsWith("refused") && outcome.contains("java/lang/System"));
+        Supplier<String> byName = (Supplier<String>) loader.loadClass("evil.ByName")
+                .getDeclaredConstructor().newInstance();
+        String named = byName.get();
+        check("Class.forName from user code goes through the sandbox (" + named + ")",
+                named.startsWith("refused") && named.contains("could not be found"));
+        check("no resources", loader.getResource("java/lang/Object.class") == null
+                && loader.getResourceAsStream("META-INF/MANIFEST.MF") == null);
+    }
+
+    private static void verifierFlagsWhatLoaderRefuses() throws Exception {
+        List<BytecodeVerifier.Violation> v = BytecodeVerifier.verify(compile("Probe", EVIL),
+                (c, m) -> -1);
+        check("verifier flags System", v.stream().anyMatch(x -> x.target().equals("java.lang.System")));
+        check("verifier reports a line", v.stream().anyMatch(x -> x.line() == 4));
+    }
+
+    private static Map<String, byte[]> compile(String name, String source) {
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+        MemoryFileManager files = new MemoryFileManager(
+                javac.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8));
+        boolean ok = javac.getTask(null, files, diagnostics, List.of("-g"), null,
+                List.of(new MemoryFileManager.Source(name, source))).call();
+        if (!ok) {
+            throw new IllegalStateException(diagnostics.getDiagnostics().toString());
+        }
+        return files.classFiles();
+    }
+}

@@ -1,0 +1,71 @@
+"""Wire shapes of the strategy routes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from backtestd.api.schemas.common import HalLink, WireModel
+
+ValidationValue = Literal["not_validated", "pending", "passed", "failed"]
+SourceName = Literal["Ticker", "KLine", "FundingRate"]
+
+
+class DeclaredProperty(WireModel):
+    name: str
+    description: str
+    defaultValue: str | None = None
+    reflected: bool
+    min: float | None = None
+    max: float | None = None
+    step: float | None = None
+
+
+class CompileStrategyResponse(WireModel):
+    strategyId: str
+    declaredProperties: list[DeclaredProperty]
+
+
+class Notice(WireModel):
+    level: str
+    code: str
+    message: str
+    provenance: Literal["compile-dry-run", "execute"] | None = None
+
+
+class StrategyLinks(WireModel):
+    code: HalLink
+
+
+class StrategyState(WireModel):
+    strategyId: str
+    validation: ValidationValue
+    compiledAt: datetime | None = None
+    validatedAt: datetime | None = None
+    requiredSources: list[SourceName] | None = None
+    detail: str | None = None
+    notices: list[Notice] | None = None
+    links: StrategyLinks | None = Field(default=None, alias="_links")
+
+
+class StrategySummary(WireModel):
+    strategyId: str
+    compiledAt: datetime
+    requiredSources: list[str] | None = None
+    deletedAt: datetime | None = None
+
+
+class StrategyList(WireModel):
+    strategies: list[StrategySummary]
+
+
+class DeleteStrategyResponse(WireModel):
+    strategyId: str
+    deleted: bool
+
+
+class StrategyCode(WireModel):
+    strategyId: str
+    code: str

@@ -1,0 +1,145 @@
+"""The validation dry run: a registered strategy over a short sample of ``sim`` data.
+
+For each data source the strategy requires, it runs with its declared defaults over one recent
+complete hour of ``sim`` data (tickers or one-second klines of BTC/USDT; for funding, the last
+three days of BTC/USDT:USDT funding). Sandbox violations, unknown indicator names, property
+problems and runtime exceptions make the verdict ``failed`` with notices that say what and
+where (``QTS line N`` for QTScript).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from backtestd.domain.marketdata import DataKind, HourFrame, Instrument, hour_start
+from backtestd.domain.strategies import Notice, StrategyRecord, Validation
+from backtestd.marketdata.store import HourlyStore
+from backtestd.strategy.jvm import EnginePool, FeedKind, RunFailure, RunRequest, write_columns
+from backtestd.strategy.language import Language
+from backtestd.strategy.qtscript import QtsCompileError, compile_qtscript, runtime_line
+
+PROVENANCE = "compile-dry-run"
+SPOT = Instrument("BTC", "USDT")
+PERP = Instrument("BTC", "USDT", "USDT")
+SOURCE_FEEDS = {"Ticker": FeedKind.TICKER, "KLine": FeedKind.KLINE, "FundingRate": FeedKind.FUNDING}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    validation: Validation
+    notices: tuple[Notice, ...]
+    detail: str | None
+
+
+def feed_arrays(
+    kind: FeedKind, frames: list[HourFrame], cadence_ms: int = 1000
+) -> dict[str, np.ndarray]:
+    """Engine column arrays from stored hours (klines gain ``closeTs`` = open + cadence - 1)."""
+
+    def cat(name: str) -> np.ndarray:
+        parts = [f.columns[name] for f in frames]
+        return np.concatenate(parts) if parts else np.empty(0)
+
+    if kind is FeedKind.TICKER:
+        return {n: cat(n) for n in ("ts", "bid", "bidSize", "ask", "askSize", "last", "volume")}
+    if kind is FeedKind.KLINE:
+        arrays = {n: cat(n) for n in ("ts", "open", "high", "low", "close", "volume")}
+        arrays["closeTs"] = arrays["ts"].astype(np.int64) + cadence_ms - 1
+        return arrays
+    return {n: cat(n) for n in ("ts", "rate", "markPrice")}
+
+
+class DryRunner:
+    def __init__(
+        self,
+        pool: EnginePool,
+        store: HourlyStore,
+        work_dir: Path,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        cpu_limit_s: float = 10.0,
+    ) -> None:
+        self._pool = pool
+        self._store = store
+        self._work_dir = work_dir
+        self._clock = clock
+        self._cpu_limit_s = cpu_limit_s
+
+    def validate(self, record: StrategyRecord) -> Verdict:
+        notices: list[Notice] = []
+        failures: list[str] = []
+        sources = record.required_sources or ("Ticker",)
+        for source in sources:
+            feed = SOURCE_FEEDS.get(source)
+            if feed is None:
+                failures.append(f"unknown data source {source!r}")
+                continue
+            notices.extend(self._run_one(record, feed, failures))
+        if failures:
+            return Verdict(Validation.FAILED, tuple(notices), "; ".join(failures))
+        return Verdict(Validation.PASSED, tuple(notices), None)
+
+    def _sample(self, feed: FeedKind) -> tuple[Instrument, list[HourFrame]]:
+        last = hour_start(self._clock()) - timedelta(hours=2)
+        if feed is FeedKind.FUNDING:
+            hours = [last - timedelta(hours=h) for h in range(71, -1, -1)]
+            instrument, kind = PERP, DataKind.FUNDING
+        else:
+            hours = [last]
+            instrument = SPOT
+            kind = DataKind.TICKERS if feed is FeedKind.TICKER else DataKind.KLINES
+        frames = [f for h in hours if (f := self._store.read_frame("sim", instrument, kind, h))]
+        return instrument, frames
+
+    def _run_one(self, record: StrategyRecord, feed: FeedKind, failures: list[str]) -> list[Notice]:
+        instrument, frames = self._sample(feed)
+        run_dir = Path(tempfile.mkdtemp(prefix=f"dryrun-{feed.value}-", dir=self._ensure_dir()))
+        try:
+            columns = write_columns(run_dir, feed, feed_arrays(feed, frames))
+            request = RunRequest(
+                class_files=record.class_files,
+                main_class=record.main_class,
+                kind=feed,
+                columns=columns,
+                instrument=instrument,
+                cpu_limit_s=self._cpu_limit_s,
+                wall_limit_s=self._cpu_limit_s * 3,
+            )
+            try:
+                result = self._pool.run(request)
+            except RunFailure as failure:
+                message = self._describe(record, failure)
+                failures.append(message)
+                return [Notice("ERROR", f"dry-run.{failure.kind.value}", message, PROVENANCE)]
+            return [Notice("WARN", "engine.notice", text, PROVENANCE) for text in result.notices]
+        finally:
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+    def _ensure_dir(self) -> Path:
+        self._work_dir.mkdir(parents=True, exist_ok=True)
+        return self._work_dir
+
+    @staticmethod
+    def _describe(record: StrategyRecord, failure: RunFailure) -> str:
+        if record.language != Language.QTSCRIPT.value or not failure.frames:
+            where = next(
+                (f" at {f.file or f.class_name}:{f.line}" for f in failure.frames if f.line),
+                "",
+            )
+            return f"{failure.message}{where}"
+        try:
+            generated = compile_qtscript(record.source)
+        except QtsCompileError:
+            return failure.message
+        for frame in failure.frames:
+            if frame.line is not None:
+                line = runtime_line(generated, frame.line)
+                if line is not None:
+                    return f"QTS line {line}: {failure.message}"
+        return failure.message

@@ -1,0 +1,309 @@
+"""The engine host supervisor: a long-lived JVM child that compiles and runs strategies.
+
+``EngineHost`` owns one JVM at a time (see :mod:`backtestd.strategy.jvm.process`) and keeps the
+rules of conventions §9: the JVM starts with a versioned handshake, exits when we go away (stdin
+EOF), is stopped politely then terminated then killed, is recycled after a number of requests or
+above a memory ceiling, and a crash turns into a clear error (exit code and stderr tail) for the
+request in flight only: the next request starts a fresh JVM. After ``limit_exceeded`` or
+``out_of_memory`` the host answers and exits by design, because a runaway thread cannot be
+stopped safely; that also just means a fresh JVM next time.
+
+One request at a time per host (a lock serialises callers); use
+:class:`backtestd.strategy.jvm.pool.EnginePool` for parallelism.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import logging
+import queue
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from backtestd.strategy.jvm.jar import locate_engine_jar
+from backtestd.strategy.jvm.process import Closed, HostProcess
+from backtestd.strategy.jvm.protocol import PROTOCOL_VERSION, Message, encode
+from backtestd.strategy.jvm.results import (
+    CompileResult,
+    EngineHostError,
+    RunFailure,
+    RunFailureKind,
+    RunResult,
+)
+from backtestd.strategy.jvm.run_request import RunRequest
+
+log = logging.getLogger(__name__)
+
+HOST_MAIN_CLASS = "com.wualabs.backtestd.host.EngineHost"
+
+# After these the host exits on purpose; the next request gets a fresh JVM.
+_FATAL_KINDS = frozenset({RunFailureKind.LIMIT_EXCEEDED, RunFailureKind.OUT_OF_MEMORY})
+
+
+@dataclass(frozen=True)
+class HostConfig:
+    """How to start and supervise an engine host. Times are seconds, sizes MiB."""
+
+    jar: Path | None = None
+    java: str = "java"
+    heap_mb: int = 512
+    stack_kb: int = 2048
+    max_requests: int = 1000
+    memory_ceiling_mb: int | None = None
+    start_timeout_s: float = 30.0
+    compile_timeout_s: float = 120.0
+    inspect_cpu_limit_s: float = 10.0
+    run_cpu_limit_s: float = 60.0
+    answer_margin_s: float = 15.0
+    stop_grace_s: float = 2.0
+    stderr_lines: int = 50
+    extra_jvm_args: tuple[str, ...] = ()
+
+    def argv(self, jar: Path) -> list[str]:
+        """The java command line of one host."""
+        return [
+            self.java,
+            f"-Xmx{self.heap_mb}m",
+            "-XX:+UseSerialGC",
+            "-XX:-UsePerfData",
+            "-XX:MaxMetaspaceSize=256m",
+            "-Dfile.encoding=UTF-8",
+            *self.extra_jvm_args,
+            "-cp",
+            str(jar),
+            HOST_MAIN_CLASS,
+        ]
+
+    def ceiling_bytes(self) -> int:
+        """RSS above which the host is recycled (default: twice the heap plus 512 MiB)."""
+        mb = self.memory_ceiling_mb or (2 * self.heap_mb + 512)
+        return mb * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Handshake:
+    """What the host announced when it started."""
+
+    protocol: int
+    host_version: str
+    engine_version: str
+    pid: int
+    java_version: str
+
+
+class EngineHost:
+    """A supervised engine host JVM. Thread-safe; requests are served one at a time."""
+
+    def __init__(self, config: HostConfig | None = None) -> None:
+        self.config = config or HostConfig()
+        self._lock = threading.RLock()
+        self._process: HostProcess | None = None
+        self._handshake: Handshake | None = None
+        self._ids = itertools.count(1)
+        self._requests = 0
+        self._closed = False
+        self.starts = 0
+        """How many JVMs this host has started (more than one after a crash or recycling)."""
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> Handshake:
+        """Start the JVM now (otherwise the first request does); returns its handshake."""
+        with self._lock:
+            return self._ensure_started()
+
+    def close(self) -> None:
+        """Stop the JVM politely (then harder); the host cannot be used afterwards."""
+        with self._lock:
+            self._closed = True
+            self._stop()
+
+    def recycle(self) -> None:
+        """Stop the current JVM; the next request starts a fresh one."""
+        with self._lock:
+            self._stop()
+
+    def __enter__(self) -> EngineHost:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def pid(self) -> int | None:
+        process = self._process
+        return process.pid if process is not None and process.alive() else None
+
+    @property
+    def handshake(self) -> Handshake | None:
+        return self._handshake
+
+    @property
+    def alive(self) -> bool:
+        return self.pid is not None
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def compile(self, source: str, class_name: str | None = None) -> CompileResult:
+        """Compile one Java strategy source. Compile errors are a result, not an exception;
+        a ``RunFailure`` means inspecting the class hit a limit or the host crashed."""
+        header: dict[str, Any] = {
+            "op": "compile",
+            "source": source,
+            "cpu_limit_ms": int(self.config.inspect_cpu_limit_s * 1000),
+        }
+        if class_name is not None:
+            header["class_name"] = class_name
+        answer = self._request(header, self.config.compile_timeout_s, "compilation")
+        encoded = answer.header.get("class_files") or {}
+        class_files = {name: base64.b64decode(data) for name, data in encoded.items()}
+        return CompileResult.from_answer(answer.header, class_files)
+
+    def run(self, request: RunRequest) -> RunResult:
+        """Run a compiled strategy over column files; raises ``RunFailure`` when it fails."""
+        cpu = request.cpu_limit_s or self.config.run_cpu_limit_s
+        wall = request.wall_limit_s or 2 * cpu + 5
+        header = request.to_header(cpu, wall, self.config.stack_kb)
+        answer = self._request(header, wall + self.config.answer_margin_s, "run")
+        return RunResult.from_answer(answer.header, answer.payloads)
+
+    def ping(self) -> dict[str, Any]:
+        """Heap figures and counters of the running host."""
+        answer = self._request({"op": "ping"}, 10.0, "ping", count=False)
+        return {k: v for k, v in answer.header.items() if k not in ("id", "status")}
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _ensure_started(self) -> Handshake:
+        if self._closed:
+            raise EngineHostError("engine host is closed")
+        if self._process is not None and self._process.alive() and self._handshake is not None:
+            return self._handshake
+        self._stop()
+        jar = self.config.jar or locate_engine_jar()
+        process = HostProcess(self.config.argv(jar), stderr_lines=self.config.stderr_lines)
+        try:
+            self._handshake = self._await_hello(process)
+        except BaseException:
+            process.stop(self.config.stop_grace_s)
+            raise
+        self._process = process
+        self._requests = 0
+        self.starts += 1
+        log.info(
+            "engine host started: pid %s, engine %s",
+            self._handshake.pid,
+            self._handshake.engine_version,
+        )
+        return self._handshake
+
+    def _await_hello(self, process: HostProcess) -> Handshake:
+        try:
+            first = process.receive(self.config.start_timeout_s)
+        except queue.Empty:
+            raise EngineHostError(
+                f"engine host sent no handshake within {self.config.start_timeout_s:.0f} s; "
+                + process.describe_exit()
+            ) from None
+        if isinstance(first, Closed):
+            process.wait_exit(self.config.stop_grace_s)
+            raise EngineHostError(f"engine host failed to start: {process.describe_exit()}")
+        hello = first.header
+        if hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL_VERSION:
+            raise EngineHostError(
+                f"engine host speaks protocol {hello.get('protocol')!r}, this client speaks "
+                f"{PROTOCOL_VERSION}; rebuild the engine jar (bash jvm/build.sh)"
+            )
+        return Handshake(
+            protocol=int(hello["protocol"]),
+            host_version=str(hello.get("host_version", "")),
+            engine_version=str(hello.get("engine_version", "unknown")),
+            pid=int(hello.get("pid", process.pid)),
+            java_version=str(hello.get("java_version", "")),
+        )
+
+    def _stop(self) -> None:
+        process, self._process, self._handshake = self._process, None, None
+        if process is not None:
+            code = process.stop(self.config.stop_grace_s)
+            log.info("engine host %s stopped (exit code %s)", process.pid, code)
+
+    def _request(
+        self, header: dict[str, Any], timeout: float, what: str, *, count: bool = True
+    ) -> Message:
+        with self._lock:
+            self._ensure_started()
+            process = self._process
+            assert process is not None
+            request_id = next(self._ids)
+            try:
+                process.send(encode({**header, "id": request_id}))
+                reply = process.receive(timeout)
+            except OSError:
+                raise self._crashed(process, what) from None
+            except queue.Empty:
+                process.stop(self.config.stop_grace_s)
+                self._forget(process)
+                raise RunFailure(
+                    RunFailureKind.LIMIT_EXCEEDED,
+                    f"the {what} did not finish within {timeout:.0f} s; the engine host was "
+                    "stopped and will be replaced",
+                ) from None
+            if isinstance(reply, Closed):
+                raise self._crashed(process, what)
+            if reply.header.get("id") != request_id:
+                process.stop(self.config.stop_grace_s)
+                self._forget(process)
+                raise EngineHostError(f"engine host answered out of turn: {reply.header!r:.200}")
+            if count:
+                self._requests += 1
+            self._after(process, reply)
+            return reply
+
+    def _after(self, process: HostProcess, reply: Message) -> None:
+        """Turn an error answer into RunFailure and apply the recycling rules."""
+        if reply.header.get("status") == "error":
+            failure = RunFailure.from_error(reply.header.get("error") or {})
+            if failure.kind in _FATAL_KINDS or not process.alive():
+                process.wait_exit(self.config.stop_grace_s)
+                process.stop(self.config.stop_grace_s)
+                self._forget(process)
+            raise failure
+        self._maybe_recycle(process)
+
+    def _maybe_recycle(self, process: HostProcess) -> None:
+        reason = None
+        if self._requests >= self.config.max_requests:
+            reason = f"served {self._requests} requests"
+        else:
+            rss = process.rss_bytes()
+            if rss is not None and rss > self.config.ceiling_bytes():
+                reason = f"resident memory {rss >> 20} MiB is over the ceiling"
+        if reason is not None:
+            log.info("recycling engine host %s: %s", process.pid, reason)
+            self._stop()
+
+    def _crashed(self, process: HostProcess, what: str) -> RunFailure:
+        process.wait_exit(self.config.stop_grace_s)
+        process.stop(self.config.stop_grace_s)
+        self._forget(process)
+        return RunFailure(
+            RunFailureKind.HOST_CRASHED,
+            f"the engine host died during the {what}: {process.describe_exit()}",
+            details={"exit_code": process.proc.returncode, "stderr": process.stderr_tail()},
+        )
+
+    def _forget(self, process: HostProcess) -> None:
+        if self._process is process:
+            self._process = None
+            self._handshake = None

@@ -1,0 +1,249 @@
+"""Typed results and failures of the engine host's ``compile`` and ``run`` requests."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+
+class RunFailureKind(enum.StrEnum):
+    """Why a request failed. The host sends all but ``host_crashed``, which the client infers."""
+
+    USER_EXCEPTION = "user_exception"
+    LIMIT_EXCEEDED = "limit_exceeded"
+    OUT_OF_MEMORY = "out_of_memory"
+    STACK_OVERFLOW = "stack_overflow"
+    PROPERTY_ERROR = "property_error"
+    SANDBOX_VIOLATION = "sandbox_violation"
+    HOST_CRASHED = "host_crashed"
+    BAD_REQUEST = "bad_request"
+    INTERNAL_ERROR = "internal_error"
+
+
+@dataclass(frozen=True)
+class StackFrame:
+    """One frame of the user's own code in a failure (the line maps back to QTScript)."""
+
+    class_name: str
+    method: str
+    file: str | None
+    line: int | None
+
+
+class EngineHostError(Exception):
+    """The engine host cannot be used at all: it did not start, or speaks another protocol."""
+
+
+class RunFailure(Exception):
+    """A compile or run request failed in a way the user (or the supervisor) must hear about.
+
+    ``message`` is written for the strategy's author; ``kind`` drives what the caller does
+    (a ``limit_exceeded`` run ends ``Failed`` with a notice, a ``host_crashed`` one may be retried).
+    """
+
+    def __init__(
+        self,
+        kind: RunFailureKind,
+        message: str,
+        *,
+        frames: tuple[StackFrame, ...] = (),
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.frames = frames
+        self.details: dict[str, Any] = dict(details or {})
+
+    @property
+    def declared_properties(self) -> tuple[str, ...]:
+        """For ``property_error``: the property names the strategy declares."""
+        return tuple(str(n) for n in self.details.get("declared", ()))
+
+    @property
+    def exception_class(self) -> str | None:
+        """For ``user_exception``: the Java exception class name."""
+        value = self.details.get("exception")
+        return str(value) if value is not None else None
+
+    @classmethod
+    def from_error(cls, error: Mapping[str, Any]) -> RunFailure:
+        """Build from the host's ``error`` object."""
+        raw_kind = str(error.get("kind", "internal_error"))
+        try:
+            kind = RunFailureKind(raw_kind)
+        except ValueError:
+            kind = RunFailureKind.INTERNAL_ERROR
+        frames = tuple(
+            StackFrame(
+                class_name=str(f.get("class", "")),
+                method=str(f.get("method", "")),
+                file=f.get("file"),
+                line=f.get("line") if isinstance(f.get("line"), int) else None,
+            )
+            for f in error.get("frames", ())
+            if isinstance(f, dict)
+        )
+        details = {k: v for k, v in error.items() if k not in ("kind", "message", "frames")}
+        return cls(kind, str(error.get("message", raw_kind)), frames=frames, details=details)
+
+    def __repr__(self) -> str:
+        return f"RunFailure({self.kind.value!r}, {self.message!r})"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A compiler (or sandbox) message; ``line`` and ``column`` are 1-based, None if unknown."""
+
+    line: int | None
+    column: int | None
+    message: str
+    kind: str
+    code: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.kind == "ERROR"
+
+    def render(self) -> str:
+        """``Line N, Column M: message`` (the form the API returns for compile errors)."""
+        where = []
+        if self.line is not None:
+            where.append(f"Line {self.line}")
+        if self.column is not None:
+            where.append(f"Column {self.column}")
+        return f"{', '.join(where)}: {self.message}" if where else self.message
+
+
+@dataclass(frozen=True)
+class DeclaredProperty:
+    """A ``@StrategyProperty`` as the API's ``DeclaredProperty`` describes it."""
+
+    name: str
+    description: str
+    default_value: str | None
+    reflected: bool
+    min: float | None = None
+    max: float | None = None
+    step: float | None = None
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    """The outcome of compiling one Java source.
+
+    ``class_files`` maps binary class names (``pkg.Outer$Inner``) to bytes and holds every class
+    the source produced. ``canonical_form`` is present whenever the source parsed, even if it
+    did not compile; hash it (:attr:`canonical_digest`) for the Java strategy id.
+    """
+
+    ok: bool
+    diagnostics: tuple[Diagnostic, ...]
+    class_files: Mapping[str, bytes] = field(default_factory=dict)
+    main_class: str | None = None
+    declared_properties: tuple[DeclaredProperty, ...] = ()
+    required_sources: tuple[str, ...] = ()
+    canonical_form: str | None = None
+    elapsed_ns: int = 0
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.is_error)
+
+    @property
+    def canonical_digest(self) -> str | None:
+        """SHA-256 (hex) of the canonical form, or None when the source did not parse."""
+        if self.canonical_form is None:
+            return None
+        return hashlib.sha256(self.canonical_form.encode("utf-8")).hexdigest()
+
+    @classmethod
+    def from_answer(cls, answer: Mapping[str, Any], class_files: dict[str, bytes]) -> CompileResult:
+        diagnostics = tuple(
+            Diagnostic(
+                line=d.get("line"),
+                column=d.get("column"),
+                message=str(d.get("message", "")),
+                kind=str(d.get("kind", "ERROR")),
+                code=d.get("code"),
+            )
+            for d in answer.get("diagnostics", ())
+        )
+        properties = tuple(
+            DeclaredProperty(
+                name=str(p["name"]),
+                description=str(p.get("description") or ""),
+                default_value=p.get("default_value"),
+                reflected=bool(p.get("reflected", False)),
+                min=p.get("min"),
+                max=p.get("max"),
+                step=p.get("step"),
+            )
+            for p in answer.get("declared_properties", ())
+        )
+        return cls(
+            ok=bool(answer.get("success")),
+            diagnostics=diagnostics,
+            class_files=class_files,
+            main_class=answer.get("main_class"),
+            declared_properties=properties,
+            required_sources=tuple(answer.get("required_sources", ())),
+            canonical_form=answer.get("canonical_form"),
+            elapsed_ns=int(answer.get("elapsed_ns", 0)),
+        )
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The signals and bookkeeping of one strategy run.
+
+    ``signal_ts`` (int64 epoch ms), ``signal_side`` (int8) and ``signal_price`` (float64) are
+    parallel arrays in emission order. ``info`` holds the data of info signals as JSON values.
+    """
+
+    signal_ts: npt.NDArray[np.int64]
+    signal_side: npt.NDArray[np.int8]
+    signal_price: npt.NDArray[np.float64]
+    info: tuple[Any, ...]
+    notices: tuple[str, ...]
+    events: int
+    elapsed_ns: int
+    cpu_ns: int
+    execution_mode: str
+    percent_gain: float
+    multi_entry: bool
+
+    @property
+    def signal_count(self) -> int:
+        return int(self.signal_ts.shape[0])
+
+    @property
+    def events_per_second(self) -> float:
+        return self.events / (self.elapsed_ns / 1e9) if self.elapsed_ns > 0 else 0.0
+
+    @classmethod
+    def from_answer(cls, answer: Mapping[str, Any], payloads: tuple[bytes, ...]) -> RunResult:
+        if len(payloads) != 3:
+            raise ValueError(f"a run answer carries 3 payloads, got {len(payloads)}")
+        ts = np.frombuffer(payloads[0], dtype="<i8").astype(np.int64, copy=False)
+        side = np.frombuffer(payloads[1], dtype=np.int8)
+        price = np.frombuffer(payloads[2], dtype="<f8").astype(np.float64, copy=False)
+        return cls(
+            signal_ts=ts,
+            signal_side=side,
+            signal_price=price,
+            info=tuple(answer.get("info", ())),
+            notices=tuple(str(n) for n in answer.get("notices", ())),
+            events=int(answer.get("events", 0)),
+            elapsed_ns=int(answer.get("elapsed_ns", 0)),
+            cpu_ns=int(answer.get("cpu_ns", 0)),
+            execution_mode=str(answer.get("execution_mode", "")),
+            percent_gain=float(answer.get("percent_gain", 0.0)),
+            multi_entry=bool(answer.get("multi_entry", False)),
+        )

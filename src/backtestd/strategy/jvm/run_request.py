@@ -1,0 +1,67 @@
+"""What a run needs: compiled classes, parameters, instrument and the mapped column files."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from backtestd.domain.marketdata import Instrument
+from backtestd.strategy.jvm.columns import FEED_COLUMNS, FeedKind
+
+ParamValue = str | int | float | bool
+
+
+def param_text(value: ParamValue) -> str:
+    """The string form the engine injects. Integral floats drop ``.0`` so int fields accept them;
+    booleans use Java's spelling."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One strategy run over ``rows`` (half-open, all rows when None) of the column files."""
+
+    class_files: Mapping[str, bytes]
+    main_class: str
+    kind: FeedKind
+    columns: Mapping[str, Path]
+    instrument: Instrument
+    params: Mapping[str, ParamValue] = field(default_factory=dict)
+    rows: tuple[int, int] | None = None
+    cpu_limit_s: float | None = None
+    wall_limit_s: float | None = None
+
+    def to_header(self, cpu_limit_s: float, wall_limit_s: float, stack_kb: int) -> dict[str, Any]:
+        """The ``run`` request header (without ``id``)."""
+        kind = FeedKind(self.kind)
+        missing = [c for c in FEED_COLUMNS[kind] if c not in self.columns]
+        if missing:
+            raise ValueError(f"{kind.value} run is missing column files {missing}")
+        instrument: dict[str, Any] = {"base": self.instrument.base, "quote": self.instrument.quote}
+        if self.instrument.settle:
+            instrument["settle"] = self.instrument.settle
+        header: dict[str, Any] = {
+            "op": "run",
+            "class_files": {
+                name: base64.b64encode(data).decode("ascii")
+                for name, data in self.class_files.items()
+            },
+            "main_class": self.main_class,
+            "kind": kind.value,
+            "columns": {name: str(Path(path).resolve()) for name, path in self.columns.items()},
+            "instrument": instrument,
+            "params": {k: param_text(v) for k, v in self.params.items()},
+            "cpu_limit_ms": int(cpu_limit_s * 1000),
+            "wall_limit_ms": int(wall_limit_s * 1000),
+            "stack_kb": stack_kb,
+        }
+        if self.rows is not None:
+            header["rows"] = [int(self.rows[0]), int(self.rows[1])]
+        return header

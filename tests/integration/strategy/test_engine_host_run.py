@@ -1,0 +1,395 @@
+"""Engine host run path against a real JVM: signals over mapped columns, failures, supervision."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import stat
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from backtestd.domain.marketdata import Instrument
+from backtestd.strategy.jvm import (
+    CompileResult,
+    EngineHost,
+    EngineHostError,
+    EnginePool,
+    FeedKind,
+    HostConfig,
+    RunFailure,
+    RunFailureKind,
+    RunRequest,
+    locate_engine_jar,
+    write_columns,
+)
+
+pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+
+MOMENTUM = """\
+package demo;
+
+import com.wualabs.qtsurfer.engine.core.Ticker;
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+import com.wualabs.qtsurfer.engine.strategy.AbstractTickerStrategy;
+import com.wualabs.qtsurfer.engine.strategy.StrategyProperty;
+
+public class Momentum extends AbstractTickerStrategy {
+    @StrategyProperty(name = "threshold", description = "relative move", defaultValue = "0.001")
+    private double threshold = 0.001;
+    private double prev = Double.NaN;
+    private boolean holding;
+
+    @Override
+    public boolean acceptInstrument(Instrument instrument) {
+        return true;
+    }
+
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
+    }
+
+    @Override
+    public void update(Ticker ticker) {
+        super.update(ticker);
+        double last = ticker.last();
+        if (!Double.isNaN(prev)) {
+            double change = (last - prev) / prev;
+            if (!holding && change > threshold) {
+                emitBuy(ticker.instrument(), ticker.ask());
+                holding = true;
+            } else if (holding && change < -threshold) {
+                emitSell(ticker.instrument(), ticker.bid());
+                holding = false;
+            }
+        }
+        prev = last;
+    }
+}
+"""
+
+THROWER = MOMENTUM.replace(
+    "        double last = ticker.last();\n",
+    "        double last = ticker.last();\n"
+    "        if (last < 99) {\n"
+    '            throw new IllegalStateException("price too low: " + last);\n'
+    "        }\n",
+)
+
+Columns = dict[str, npt.NDArray[np.float64] | npt.NDArray[np.int64]]
+
+
+def _jar() -> Path:
+    override = os.environ.get("BACKTESTD_DEV_ENGINE_JAR")
+    return Path(override) if override else locate_engine_jar()
+
+
+def _line_of(source: str, needle: str) -> int:
+    return next(i for i, line in enumerate(source.splitlines(), 1) if needle in line)
+
+
+def _ticks(n: int, seed: int = 7) -> Columns:
+    rng = np.random.default_rng(seed)
+    last = 100.0 * np.exp(np.cumsum(rng.normal(0.0, 0.002, n)))
+    return {
+        "ts": 1_700_000_000_000 + np.arange(n, dtype=np.int64) * 1000,
+        "bid": last - 0.01,
+        "bidSize": rng.uniform(0.1, 2.0, n),
+        "ask": last + 0.01,
+        "askSize": rng.uniform(0.1, 2.0, n),
+        "last": last,
+        "volume": rng.uniform(0.0, 5.0, n),
+    }
+
+
+def _expected(cols: Columns, threshold: float) -> tuple[list[int], list[int], list[float]]:
+    """The Momentum rule recomputed in Python."""
+    ts, sides, prices = [], [], []
+    holding = False
+    last = cols["last"]
+    for i in range(1, last.shape[0]):
+        change = (last[i] - last[i - 1]) / last[i - 1]
+        if not holding and change > threshold:
+            ts.append(int(cols["ts"][i]))
+            sides.append(1)
+            prices.append(float(cols["ask"][i]))
+            holding = True
+        elif holding and change < -threshold:
+            ts.append(int(cols["ts"][i]))
+            sides.append(-1)
+            prices.append(float(cols["bid"][i]))
+            holding = False
+    return ts, sides, prices
+
+
+@pytest.fixture(scope="module")
+def host() -> Iterator[EngineHost]:
+    with EngineHost(HostConfig(jar=_jar(), heap_mb=256)) as engine:
+        yield engine
+
+
+@pytest.fixture(scope="module")
+def momentum(host: EngineHost) -> CompileResult:
+    result = host.compile(MOMENTUM)
+    assert result.ok, [d.render() for d in result.diagnostics]
+    return result
+
+
+@pytest.fixture(scope="module")
+def ticks() -> Columns:
+    return _ticks(5_000)
+
+
+@pytest.fixture(scope="module")
+def column_files(tmp_path_factory: pytest.TempPathFactory, ticks: Columns) -> dict[str, Path]:
+    return write_columns(tmp_path_factory.mktemp("ticks"), FeedKind.TICKER, ticks)
+
+
+def _request(compiled: CompileResult, files: dict[str, Path], **kw: object) -> RunRequest:
+    assert compiled.main_class is not None
+    return RunRequest(
+        class_files=compiled.class_files,
+        main_class=compiled.main_class,
+        kind=FeedKind.TICKER,
+        columns=files,
+        instrument=Instrument("BTC", "USDT"),
+        **kw,
+    )
+
+
+def test_run_signals_match_python_recomputation(
+    host: EngineHost, momentum: CompileResult, column_files: dict[str, Path], ticks: Columns
+) -> None:
+    result = host.run(_request(momentum, column_files, params={"threshold": 0.002}))
+
+    ts, sides, prices = _expected(ticks, 0.002)
+    assert len(ts) > 20
+    assert result.events == 5_000
+    assert result.signal_ts.tolist() == ts
+    assert result.signal_side.tolist() == sides
+    np.testing.assert_array_equal(result.signal_price, np.array(prices))
+    assert result.signal_ts.dtype == np.int64
+    assert result.signal_side.dtype == np.int8
+    assert result.execution_mode == "LONG"
+    assert result.elapsed_ns > 0
+
+
+def test_run_default_property_applies_without_params(
+    host: EngineHost, momentum: CompileResult, column_files: dict[str, Path], ticks: Columns
+) -> None:
+    result = host.run(_request(momentum, column_files))
+
+    assert result.signal_ts.tolist() == _expected(ticks, 0.001)[0]
+
+
+def test_run_row_range_feeds_only_those_rows(
+    host: EngineHost, momentum: CompileResult, column_files: dict[str, Path], ticks: Columns
+) -> None:
+    result = host.run(_request(momentum, column_files, rows=(1000, 2000)))
+
+    window = {name: values[1000:2000] for name, values in ticks.items()}
+    assert result.events == 1000
+    assert result.signal_ts.tolist() == _expected(window, 0.001)[0]
+
+
+def test_run_unknown_property_is_property_error_listing_declared_names(
+    host: EngineHost, momentum: CompileResult, column_files: dict[str, Path]
+) -> None:
+    with pytest.raises(RunFailure) as caught:
+        host.run(_request(momentum, column_files, params={"treshold": 1}))
+
+    assert caught.value.kind is RunFailureKind.PROPERTY_ERROR
+    assert caught.value.declared_properties == ("threshold",)
+
+
+def test_run_user_exception_reports_class_message_and_user_line(
+    host: EngineHost, column_files: dict[str, Path], ticks: Columns
+) -> None:
+    compiled = host.compile(THROWER)
+    assert compiled.ok
+    pid = host.pid
+
+    with pytest.raises(RunFailure) as caught:
+        host.run(_request(compiled, column_files))
+
+    failure = caught.value
+    assert failure.kind is RunFailureKind.USER_EXCEPTION
+    assert failure.exception_class == "java.lang.IllegalStateException"
+    assert "price too low" in failure.message
+    assert failure.frames
+    assert failure.frames[0].class_name == "demo.Momentum"
+    assert failure.frames[0].method == "update"
+    assert failure.frames[0].line == _line_of(THROWER, "throw new")
+    assert failure.frames[0].file == "Momentum.java"
+    assert failure.details["events"] == int(np.argmax(ticks["last"] < 99))
+    assert host.pid == pid  # a user exception does not cost the host
+
+
+def test_run_missing_column_file_is_bad_request(
+    host: EngineHost, momentum: CompileResult, column_files: dict[str, Path], tmp_path: Path
+) -> None:
+    files = {**column_files, "last": tmp_path / "absent.bin"}
+
+    with pytest.raises(RunFailure) as caught:
+        host.run(_request(momentum, files))
+
+    assert caught.value.kind is RunFailureKind.BAD_REQUEST
+    assert "last" in caught.value.message
+
+
+def test_run_columns_of_different_lengths_are_refused(
+    host: EngineHost, momentum: CompileResult, ticks: Columns, tmp_path: Path
+) -> None:
+    files = write_columns(tmp_path, FeedKind.TICKER, ticks)
+    np.asarray(ticks["bid"][:10]).astype("<f8").tofile(files["bid"])
+
+    with pytest.raises(RunFailure) as caught:
+        host.run(_request(momentum, files))
+
+    assert caught.value.kind is RunFailureKind.BAD_REQUEST
+
+
+def test_ping_reports_heap_and_counters(host: EngineHost) -> None:
+    status = host.ping()
+
+    assert status["heap_max"] > 0
+    assert status["runs"] >= 0
+
+
+# -- supervision -------------------------------------------------------------------------------
+
+
+def test_host_killed_between_requests_is_restarted_transparently(
+    momentum: CompileResult, column_files: dict[str, Path]
+) -> None:
+    with EngineHost(HostConfig(jar=_jar(), heap_mb=128)) as engine:
+        first = engine.pid
+        assert first is not None
+        os.kill(first, signal.SIGKILL)
+        time.sleep(0.2)
+
+        result = engine.run(_request(momentum, column_files))
+
+        assert result.events == 5_000
+        assert engine.pid not in (None, first)
+
+
+def test_host_crash_fails_only_the_request_in_flight(
+    column_files: dict[str, Path],
+) -> None:
+    spin = MOMENTUM.replace(
+        "        super.update(ticker);\n",
+        "        super.update(ticker);\n        while (ticker.last() > 0) { prev += 1e-9; }\n",
+    )
+    with EngineHost(HostConfig(jar=_jar(), heap_mb=128)) as engine:
+        compiled = engine.compile(spin)
+        assert compiled.ok
+        pid = engine.pid
+        assert pid is not None
+        threading.Timer(0.5, os.kill, args=(pid, signal.SIGKILL)).start()
+
+        with pytest.raises(RunFailure) as caught:
+            engine.run(_request(compiled, column_files, cpu_limit_s=20))
+
+        assert caught.value.kind is RunFailureKind.HOST_CRASHED
+        assert "-9" in caught.value.message
+        assert engine.compile(MOMENTUM).ok
+        assert engine.pid != pid
+
+
+def test_host_exits_on_stdin_eof_with_code_zero() -> None:
+    engine = EngineHost(HostConfig(jar=_jar(), heap_mb=64))
+    engine.start()
+    process = engine._process
+    assert process is not None
+    assert process.proc.stdin is not None
+
+    process.proc.stdin.close()
+
+    assert process.wait_exit(5.0) == 0
+    engine.close()
+
+
+def test_host_is_recycled_after_max_requests(
+    momentum: CompileResult, column_files: dict[str, Path]
+) -> None:
+    with EngineHost(HostConfig(jar=_jar(), heap_mb=128, max_requests=2)) as engine:
+        first = engine.pid
+        engine.run(_request(momentum, column_files))
+        assert engine.pid == first
+        engine.run(_request(momentum, column_files))
+        assert engine.pid is None  # stopped after its second request
+
+        engine.run(_request(momentum, column_files))
+
+        assert engine.pid not in (None, first)
+        assert engine.starts == 2
+
+
+def test_host_is_recycled_above_memory_ceiling(
+    momentum: CompileResult, column_files: dict[str, Path]
+) -> None:
+    with EngineHost(HostConfig(jar=_jar(), heap_mb=128, memory_ceiling_mb=1)) as engine:
+        engine.run(_request(momentum, column_files))
+
+        assert engine.pid is None
+
+
+def _fake_java(tmp_path: Path, body: str) -> str:
+    script = tmp_path / "fake-java"
+    script.write_text("#!/bin/sh\n" + body)
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return str(script)
+
+
+def test_host_that_dies_at_start_reports_exit_code_and_stderr(tmp_path: Path) -> None:
+    java = _fake_java(tmp_path, "echo 'Error: no such class' >&2\nexit 3\n")
+
+    with pytest.raises(EngineHostError, match=r"code 3[\s\S]*no such class"):
+        EngineHost(HostConfig(jar=_jar(), java=java, start_timeout_s=5)).start()
+
+
+def test_host_with_other_protocol_version_is_refused(tmp_path: Path) -> None:
+    hello = '{"type":"hello","protocol":99}'
+    java = _fake_java(
+        tmp_path, f"printf '\\000\\000\\000\\0{len(hello):o}{hello}'\ncat >/dev/null\n"
+    )
+
+    with pytest.raises(EngineHostError, match="protocol 99"):
+        EngineHost(HostConfig(jar=_jar(), java=java, start_timeout_s=5)).start()
+
+
+def test_pool_serves_concurrent_runs_on_separate_hosts(
+    momentum: CompileResult, column_files: dict[str, Path], ticks: Columns
+) -> None:
+    expected = _expected(ticks, 0.001)[0]
+    results: list[list[int]] = []
+    with EnginePool(2, HostConfig(jar=_jar(), heap_mb=128)) as pool:
+        pool.start()
+
+        def work() -> None:
+            results.append(pool.run(_request(momentum, column_files)).signal_ts.tolist())
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+        pids = {h.pid for h in pool.hosts}
+    assert results == [expected] * 4
+    assert len(pids) == 2
+
+
+def test_pool_checkout_times_out_when_all_hosts_are_busy() -> None:
+    with EnginePool(1, HostConfig(jar=_jar(), heap_mb=64)) as pool:
+        with pool.checkout(), pytest.raises(EngineHostError, match="no engine host"):
+            with pool.checkout(timeout=0.1):
+                pass

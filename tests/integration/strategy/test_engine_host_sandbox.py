@@ -1,0 +1,325 @@
+"""Every sandbox escape is refused at compile time or contained at run time (real JVM)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from backtestd.domain.marketdata import Instrument
+from backtestd.strategy.jvm import (
+    CompileResult,
+    EngineHost,
+    FeedKind,
+    HostConfig,
+    RunFailure,
+    RunFailureKind,
+    RunRequest,
+    locate_engine_jar,
+    write_columns,
+)
+
+pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+
+TEMPLATE = """\
+package demo;
+
+import com.wualabs.qtsurfer.engine.core.Ticker;
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+import com.wualabs.qtsurfer.engine.strategy.AbstractTickerStrategy;
+import java.util.*;
+
+public class Escape extends AbstractTickerStrategy {
+    private long counter;
+    private final List<long[]> hoard = new ArrayList<>();
+%(members)s
+    @Override
+    public boolean acceptInstrument(Instrument instrument) {
+        return true;
+    }
+
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
+    }
+
+    @Override
+    public void update(Ticker ticker) {
+        super.update(ticker);
+        try {
+%(body)s
+        } catch (Exception e) {
+            counter--;
+        }
+    }
+}
+"""
+
+
+def _source(body: str, members: str = "") -> str:
+    return TEMPLATE % {"body": body, "members": members}
+
+
+def _line_of(source: str, needle: str) -> int:
+    return next(i for i, line in enumerate(source.splitlines(), 1) if needle in line)
+
+
+def _jar() -> Path:
+    override = os.environ.get("BACKTESTD_DEV_ENGINE_JAR")
+    return Path(override) if override else locate_engine_jar()
+
+
+@pytest.fixture(scope="module")
+def host() -> Iterator[EngineHost]:
+    with EngineHost(HostConfig(jar=_jar(), heap_mb=192)) as engine:
+        yield engine
+
+
+@pytest.fixture(scope="module")
+def column_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    n = 2_000
+    last = np.linspace(100.0, 110.0, n)
+    columns = {
+        "ts": 1_700_000_000_000 + np.arange(n, dtype=np.int64) * 1000,
+        "bid": last,
+        "bidSize": np.ones(n),
+        "ask": last,
+        "askSize": np.ones(n),
+        "last": last,
+        "volume": np.ones(n),
+    }
+    return write_columns(tmp_path_factory.mktemp("sandbox"), FeedKind.TICKER, columns)
+
+
+def _run(
+    host: EngineHost, compiled: CompileResult, files: dict[str, Path], **limits: float
+) -> None:
+    assert compiled.ok, [d.render() for d in compiled.diagnostics]
+    assert compiled.main_class is not None
+    host.run(
+        RunRequest(
+            class_files=compiled.class_files,
+            main_class=compiled.main_class,
+            kind=FeedKind.TICKER,
+            columns=files,
+            instrument=Instrument("BTC", "USDT"),
+            **limits,
+        )
+    )
+
+
+ESCAPES = [
+    ("file", '            counter += new java.io.File("/etc/passwd").length();', "java.io.File"),
+    (
+        "file stream",
+        '            counter += new java.io.FileInputStream("/etc/passwd").read();',
+        "java.io.FileInputStream",
+    ),
+    (
+        "nio files",
+        "            counter += java.nio.file.Files"
+        '.readString(java.nio.file.Path.of("/etc/passwd")).length();',
+        "java.nio.file.Files",
+    ),
+    (
+        "socket",
+        '            new java.net.Socket("127.0.0.1", 9).close();',
+        "java.net.Socket",
+    ),
+    ("runtime exec", '            Runtime.getRuntime().exec("id");', "java.lang.Runtime"),
+    (
+        "process builder",
+        '            new ProcessBuilder("id").start();',
+        "java.lang.ProcessBuilder",
+    ),
+    ("thread", "            new Thread(() -> counter++).start();", "java.lang.Thread"),
+    (
+        "reflection",
+        '            getClass().getDeclaredMethod("update", Ticker.class).setAccessible(true);',
+        "java.lang.Class.getDeclaredMethod",
+    ),
+    (
+        "reflection type",
+        "            counter += java.lang.reflect.Array.getLength(new int[3]);",
+        "java.lang.reflect.Array",
+    ),
+    ("system exit", "            System.exit(0);", "java.lang.System"),
+    (
+        "exit by method reference",
+        "            java.util.function.IntConsumer c = System::exit;",
+        "java.lang.System",
+    ),
+    (
+        "class for name",
+        '            Class.forName("java.lang.Runtime");',
+        "java.lang.Class.forName",
+    ),
+    (
+        "executor",
+        "            java.util.concurrent.Executors.newSingleThreadExecutor();",
+        "java.util.concurrent.Executors",
+    ),
+    (
+        "parallel stream",
+        "            counter += List.of(1, 2).parallelStream().count();",
+        "parallelStream",
+    ),
+    ("object wait", "            synchronized (this) { wait(10); }", "wait"),
+    ("timer", "            new java.util.Timer();", "java.util.Timer"),
+    (
+        "method handles",
+        "            java.lang.invoke.MethodHandles.lookup();",
+        "java.lang.invoke.MethodHandles",
+    ),
+    (
+        "formatter file",
+        '            new java.util.Formatter("/tmp/escape.txt").close();',
+        "java.util.Formatter",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "forbidden"), [(b, f) for _, b, f in ESCAPES], ids=[e[0] for e in ESCAPES]
+)
+def test_escape_is_refused_at_compile_time_naming_the_type(
+    host: EngineHost, body: str, forbidden: str
+) -> None:
+    source = _source(body)
+
+    result = host.compile(source)
+
+    assert not result.ok
+    sandbox = [d for d in result.errors if d.code == "sandbox.forbidden"]
+    assert sandbox, [d.render() for d in result.diagnostics]
+    assert any(forbidden in d.message and "demo.Escape" in d.message for d in sandbox)
+    assert any(d.line == _line_of(source, body.strip()) for d in sandbox)
+
+
+def test_forbidden_field_type_is_refused_at_its_declaration(host: EngineHost) -> None:
+    source = _source("            counter++;", members="    private java.io.File target;\n")
+
+    result = host.compile(source)
+
+    assert not result.ok
+    assert any(
+        "java.io.File" in d.message and d.line == _line_of(source, "java.io.File target")
+        for d in result.errors
+    )
+
+
+def test_finalizer_is_refused(host: EngineHost) -> None:
+    source = _source(
+        "            counter++;", members="    @Override\n    protected void finalize() {}\n"
+    )
+
+    result = host.compile(source)
+
+    assert not result.ok
+    assert any("finalize" in d.message for d in result.errors)
+
+
+def test_allowed_library_use_compiles_and_runs(
+    host: EngineHost, column_files: dict[str, Path]
+) -> None:
+    body = (
+        "            Map<String, Double> m = new HashMap<>();\n"
+        '            m.merge("k", ticker.last(), Double::sum);\n'
+        "            counter += m.values().stream().mapToLong(Double::longValue).sum();\n"
+        '            String s = "n=" + counter + java.time.Duration.ofSeconds(5);\n'
+        '            counter += new java.math.BigDecimal("1.5").intValue() + s.length();\n'
+        '            counter += new java.text.DecimalFormat("0.00").format(1.0).length();\n'
+        "            counter += java.util.concurrent.atomic.AtomicLong.class.getSimpleName()"
+        ".length();\n"
+        "            record Pair(int a, int b) {}\n"
+        "            counter += new Pair(1, 2).hashCode() & 1;"
+    )
+
+    result = host.compile(_source(body))
+
+    _run(host, result, column_files)
+
+
+def test_tampered_class_file_is_refused_at_run_time(
+    host: EngineHost, column_files: dict[str, Path]
+) -> None:
+    compiled = host.compile(_source("            counter += String.valueOf(1).length();"))
+    assert compiled.ok
+    assert compiled.main_class is not None
+    main = compiled.main_class
+    tampered = dict(compiled.class_files)
+    tampered[main] = tampered[main].replace(b"java/lang/String", b"java/lang/System")
+
+    with pytest.raises(RunFailure) as caught:
+        _run(host, CompileResult(True, (), tampered, main), column_files)
+
+    assert caught.value.kind is RunFailureKind.SANDBOX_VIOLATION
+    assert "java.lang.System" in caught.value.message
+
+
+# -- contained at run time ---------------------------------------------------------------------
+
+
+def test_infinite_loop_hits_cpu_limit_and_host_is_replaced(
+    host: EngineHost, column_files: dict[str, Path]
+) -> None:
+    spin = host.compile(_source("            while (ticker.last() > 0) { counter++; }"))
+    pid = host.pid
+
+    with pytest.raises(RunFailure) as caught:
+        _run(host, spin, column_files, cpu_limit_s=1.0)
+
+    assert caught.value.kind is RunFailureKind.LIMIT_EXCEEDED
+    assert "CPU-time limit" in caught.value.message
+    healthy = host.compile(_source("            counter++;"))
+    _run(host, healthy, column_files)
+    assert host.pid not in (None, pid)
+
+
+def test_blocked_thread_hits_wall_limit(host: EngineHost, column_files: dict[str, Path]) -> None:
+    block = host.compile(_source("            new java.util.concurrent.CountDownLatch(1).await();"))
+
+    with pytest.raises(RunFailure) as caught:
+        _run(host, block, column_files, cpu_limit_s=5.0, wall_limit_s=1.0)
+
+    assert caught.value.kind is RunFailureKind.LIMIT_EXCEEDED
+    assert "wall-clock" in caught.value.message
+
+
+def test_memory_bomb_is_out_of_memory_and_host_is_replaced(
+    host: EngineHost, column_files: dict[str, Path]
+) -> None:
+    bomb = host.compile(_source("            while (true) { hoard.add(new long[1 << 20]); }"))
+    pid = host.pid
+
+    with pytest.raises(RunFailure) as caught:
+        _run(host, bomb, column_files)
+
+    assert caught.value.kind is RunFailureKind.OUT_OF_MEMORY
+    healthy = host.compile(_source("            counter++;"))
+    _run(host, healthy, column_files)
+    assert host.pid not in (None, pid)
+
+
+def test_deep_recursion_is_stack_overflow_and_host_survives(
+    host: EngineHost, column_files: dict[str, Path]
+) -> None:
+    members = (
+        "    private long down(long n) {\n        return n == 0 ? 0 : 1 + down(n + 1);\n    }\n"
+    )
+    deep = host.compile(_source("            counter += down(1);", members=members))
+    healthy = host.compile(_source("            counter++;"))
+    pid = host.pid
+
+    with pytest.raises(RunFailure) as caught:
+        _run(host, deep, column_files)
+
+    assert caught.value.kind is RunFailureKind.STACK_OVERFLOW
+    assert caught.value.frames
+    assert caught.value.frames[0].method == "down"
+    _run(host, healthy, column_files)
+    assert host.pid == pid
