@@ -47,7 +47,8 @@ public final class HostChecks {
     }
 
     private static void jsonRoundTrip() {
-        String text = "{\"a\":[1,2.5,\"x\\n\\u00e9\"],\"b\":null,\"c\":true,\"d\":NaN,\"e\":-Infinity}";
+        String text = "{\"a\":[1,2.5,\"x\\n\\u00e9\"],\"b\":null,\"c\":true,"
+                + "\"d\":NaN,\"e\":-Infinity}";
         Object parsed = Json.parse(text);
         check("json round trip", Json.write(parsed).equals(
                 "{\"a\":[1,2.5,\"x\\n\u00e9\"],\"b\":null,\"c\":true,\"d\":NaN,\"e\":-Infinity}"));
@@ -71,7 +72,8 @@ public final class HostChecks {
         check("atomic allowed", SandboxPolicy.classVerdict(
                 "java/util/concurrent/atomic/AtomicLong") == null);
         check("System refused", SandboxPolicy.classVerdict("java/lang/System") != null);
-        check("System$Logger refused", SandboxPolicy.classVerdict("java/lang/System$Logger") != null);
+        check("System$Logger refused",
+                SandboxPolicy.classVerdict("java/lang/System$Logger") != null);
         check("Thread refused", SandboxPolicy.classVerdict("java/lang/Thread") != null);
         check("array of File refused", SandboxPolicy.classVerdict("[[Ljava/io/File;") != null);
         check("primitive array allowed", SandboxPolicy.classVerdict("[I") == null);
@@ -138,7 +140,8 @@ public final class HostChecks {
     private static void verifierFlagsWhatLoaderRefuses() throws Exception {
         List<BytecodeVerifier.Violation> v = BytecodeVerifier.verify(compile("Probe", EVIL),
                 (c, m) -> -1);
-        check("verifier flags System", v.stream().anyMatch(x -> x.target().equals("java.lang.System")));
+        check("verifier flags System",
+                v.stream().anyMatch(x -> x.target().equals("java.lang.System")));
         check("verifier reports a line", v.stream().anyMatch(x -> x.line() == 4));
     }
 

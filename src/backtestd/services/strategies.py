@@ -53,7 +53,8 @@ class StrategyService:
 
     # -- registration -------------------------------------------------------------------
 
-    def register(self, principal: Principal, body: bytes) -> StrategyRecord:
+    def register(self, principal: Principal, body: bytes) -> tuple[StrategyRecord, tuple[str, ...]]:
+        """Compile and register; returns the record and compile warnings (QTScript)."""
         source = _decode(body)
         if not self._compiles.acquire(blocking=False):
             raise LimitExceeded(
@@ -116,7 +117,7 @@ class StrategyService:
                 record.stored_bytes,
                 now,
             )
-        return record
+        return record, compiled.warnings
 
     # -- reading ------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ from javac, QTScript ones through the generated code's line map.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from backtestd.domain.strategies import PropertySpec
 from backtestd.strategy.ids import qtscript_digest
@@ -28,6 +28,7 @@ class CompiledStrategy:
     class_files: dict[str, bytes]
     declared_properties: tuple[PropertySpec, ...]
     required_sources: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
 
 
 class CompileFailed(Exception):
@@ -64,7 +65,8 @@ def _compile_qtscript(pool: EnginePool, source: str) -> CompiledStrategy:
             for d in result.errors
         ] or ["the generated Java did not compile"]
         raise CompileFailed(Language.QTSCRIPT, diagnostics)
-    return _compiled(Language.QTSCRIPT, qtscript_digest(source), result)
+    compiled = _compiled(Language.QTSCRIPT, qtscript_digest(source), result)
+    return replace(compiled, warnings=tuple(str(w) for w in generated.warnings))
 
 
 def _java_diagnostics(result: CompileResult) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -55,8 +54,7 @@ public class Probe extends AbstractTickerStrategy {
 
 
 def _jar() -> Path:
-    override = os.environ.get("BACKTESTD_DEV_ENGINE_JAR")
-    return Path(override) if override else locate_engine_jar()
+    return locate_engine_jar()
 
 
 @pytest.fixture(scope="module")

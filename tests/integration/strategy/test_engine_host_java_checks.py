@@ -17,8 +17,7 @@ CHECKS = Path(__file__).resolve().parents[3] / "jvm" / "test" / "host"
 
 
 def _jar() -> Path:
-    override = os.environ.get("BACKTESTD_DEV_ENGINE_JAR")
-    return Path(override) if override else locate_engine_jar()
+    return locate_engine_jar()
 
 
 def test_java_host_checks_pass(tmp_path: Path) -> None:

@@ -83,12 +83,102 @@ THROWER = MOMENTUM.replace(
     "        }\n",
 )
 
+INFORMER = """\
+package demo;
+
+import com.wualabs.qtsurfer.engine.core.Ticker;
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+import com.wualabs.qtsurfer.engine.strategy.AbstractTickerStrategy;
+
+public class Informer extends AbstractTickerStrategy {
+    private int seen;
+
+    @Override
+    public boolean acceptInstrument(Instrument instrument) {
+        return true;
+    }
+
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
+    }
+
+    @Override
+    public void update(Ticker ticker) {
+        super.update(ticker);
+        seen++;
+        if (seen % 1000 == 0) {
+            emitSignal(createInfoStrategySignal(ticker.instrument())
+                    .set("seen", seen).set("tag", "k" + seen).set("last", ticker.last()));
+            log.info("checkpoint {}", seen);
+        }
+    }
+}
+"""
+
+BARS = """\
+package demo;
+
+import com.wualabs.qtsurfer.engine.core.Kline;
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+import com.wualabs.qtsurfer.engine.strategy.AbstractKlineStrategy;
+
+public class Bars extends AbstractKlineStrategy {
+    @Override
+    public boolean acceptInstrument(Instrument instrument) {
+        return true;
+    }
+
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
+    }
+
+    @Override
+    public void update(Kline bar) {
+        super.update(bar);
+        if (bar.getClose() > bar.getOpen() * 1.01) {
+            emitBuy(bar.getInstrument(), bar.getHigh());
+        } else if (bar.getClose() < bar.getOpen() * 0.99) {
+            emitSell(bar.getInstrument(), bar.getLow());
+        }
+    }
+}
+"""
+
+FUNDING = """\
+package demo;
+
+import com.wualabs.qtsurfer.engine.core.FundingRate;
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+import com.wualabs.qtsurfer.engine.strategy.AbstractFundingRateStrategy;
+
+public class Funding extends AbstractFundingRateStrategy {
+    @Override
+    public boolean acceptInstrument(Instrument instrument) {
+        return true;
+    }
+
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
+    }
+
+    @Override
+    public void update(FundingRate funding) {
+        super.update(funding);
+        if (funding.rate() > 0.0005) {
+            emitSell(funding.instrument(), funding.markPrice());
+        }
+    }
+}
+"""
+
 Columns = dict[str, npt.NDArray[np.float64] | npt.NDArray[np.int64]]
 
 
 def _jar() -> Path:
-    override = os.environ.get("BACKTESTD_DEV_ENGINE_JAR")
-    return Path(override) if override else locate_engine_jar()
+    return locate_engine_jar()
 
 
 def _line_of(source: str, needle: str) -> int:
@@ -152,12 +242,14 @@ def column_files(tmp_path_factory: pytest.TempPathFactory, ticks: Columns) -> di
     return write_columns(tmp_path_factory.mktemp("ticks"), FeedKind.TICKER, ticks)
 
 
-def _request(compiled: CompileResult, files: dict[str, Path], **kw: object) -> RunRequest:
+def _request(
+    compiled: CompileResult, files: dict[str, Path], kind: FeedKind = FeedKind.TICKER, **kw: object
+) -> RunRequest:
     assert compiled.main_class is not None
     return RunRequest(
         class_files=compiled.class_files,
         main_class=compiled.main_class,
-        kind=FeedKind.TICKER,
+        kind=kind,
         columns=files,
         instrument=Instrument("BTC", "USDT"),
         **kw,
@@ -187,6 +279,70 @@ def test_run_default_property_applies_without_params(
     result = host.run(_request(momentum, column_files))
 
     assert result.signal_ts.tolist() == _expected(ticks, 0.001)[0]
+
+
+def test_run_info_signals_carry_their_data_and_log_lines_become_notices(
+    host: EngineHost, column_files: dict[str, Path], ticks: Columns
+) -> None:
+    compiled = host.compile(INFORMER)
+    assert compiled.ok, [d.render() for d in compiled.diagnostics]
+
+    result = host.run(_request(compiled, column_files))
+
+    assert result.signal_count == 5
+    assert result.signal_side.tolist() == [0] * 5
+    assert result.signal_ts.tolist() == [int(ticks["ts"][i]) for i in range(999, 5000, 1000)]
+    assert [d["seen"] for d in result.info] == [1000, 2000, 3000, 4000, 5000]
+    assert result.info[0]["tag"] == "k1000"
+    assert result.info[0]["last"] == pytest.approx(float(ticks["last"][999]))
+    assert any("checkpoint 1000" in n for n in result.notices)
+
+
+def test_run_kline_bars_use_close_time_as_event_time(host: EngineHost, tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    n = 2_000
+    opens = rng.uniform(90.0, 110.0, n)
+    closes = opens * rng.uniform(0.97, 1.03, n)
+    bars = {
+        "ts": np.arange(n, dtype=np.int64) * 60_000,
+        "closeTs": np.arange(n, dtype=np.int64) * 60_000 + 59_999,
+        "open": opens,
+        "high": np.maximum(opens, closes) + 1.0,
+        "low": np.minimum(opens, closes) - 1.0,
+        "close": closes,
+        "volume": np.ones(n),
+    }
+    files = write_columns(tmp_path, FeedKind.KLINE, bars)
+    compiled = host.compile(BARS)
+    assert compiled.ok, [d.render() for d in compiled.diagnostics]
+    assert compiled.required_sources == ("KLine",)
+
+    result = host.run(_request(compiled, files, kind=FeedKind.KLINE))
+
+    up = closes > opens * 1.01
+    down = ~up & (closes < opens * 0.99)
+    chosen = up | down
+    assert result.events == n
+    assert result.signal_ts.tolist() == bars["closeTs"][chosen].tolist()
+    assert result.signal_side.tolist() == np.where(up, 1, -1)[chosen].tolist()
+    np.testing.assert_array_equal(
+        result.signal_price, np.where(up, bars["high"], bars["low"])[chosen]
+    )
+
+
+def test_run_funding_rates(host: EngineHost, tmp_path: Path) -> None:
+    n = 500
+    rates = np.linspace(-0.001, 0.001, n)
+    marks = np.linspace(100.0, 200.0, n)
+    ts = np.arange(n, dtype=np.int64) * 28_800_000
+    files = write_columns(tmp_path, FeedKind.FUNDING, {"ts": ts, "rate": rates, "markPrice": marks})
+    compiled = host.compile(FUNDING)
+    assert compiled.ok, [d.render() for d in compiled.diagnostics]
+
+    result = host.run(_request(compiled, files, kind=FeedKind.FUNDING))
+
+    assert result.signal_ts.tolist() == ts[rates > 0.0005].tolist()
+    np.testing.assert_array_equal(result.signal_price, marks[rates > 0.0005])
 
 
 def test_run_row_range_feeds_only_those_rows(

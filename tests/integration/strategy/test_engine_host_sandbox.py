@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -69,8 +68,7 @@ def _line_of(source: str, needle: str) -> int:
 
 
 def _jar() -> Path:
-    override = os.environ.get("BACKTESTD_DEV_ENGINE_JAR")
-    return Path(override) if override else locate_engine_jar()
+    return locate_engine_jar()
 
 
 @pytest.fixture(scope="module")
@@ -174,6 +172,12 @@ ESCAPES = [
         "method handles",
         "            java.lang.invoke.MethodHandles.lookup();",
         "java.lang.invoke.MethodHandles",
+    ),
+    (
+        "engine internals",
+        "            com.wualabs.qtsurfer.engine.runtime.StrategyHarness.requiredSources"
+        "(Escape.class);",
+        "com.wualabs.qtsurfer.engine.runtime",
     ),
     (
         "formatter file",

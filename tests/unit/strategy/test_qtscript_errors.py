@@ -4,6 +4,8 @@ every error in a file is reported at once."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from backtestd.strategy.qtscript import QtsCompileError, QtsDiagnostic, compile_qtscript
 
@@ -249,14 +251,6 @@ def test_a_body_is_skipped_after_an_error_so_its_lines_do_not_cascade() -> None:
         ("  window price Nope\n", [(3, 16, "unknown section 'Nope'")]),
         ("  window price m2\n", [(3, 16, "unknown section 'm2'")]),
         ("  rsi(14) window Nope\n", [(3, 18, "unknown section 'Nope'")]),
-        (
-            '  percentChange("src") window m1 { }\n',
-            [(3, 3, "cannot attach a window to percentChange")],
-        ),
-        ('  clamp("x", 0, 1) window m1 { }\n', [(3, 3, "cannot attach a window to clamp")]),
-        ('  max("price") window m1 { }\n', [(3, 3, "not documented")]),
-        ("  foo(3) window m1 { }\n", [(3, 3, "first argument 3 is not an indicator name")]),
-        ("  foo() window m1 { }\n", [(3, 3, "foo() has no name argument")]),
     ],
 )
 def test_setup_errors(lines: str, expected: list[tuple[int, int, str]]) -> None:
@@ -337,3 +331,73 @@ def test_all_errors_are_reported_in_one_pass_sorted_by_position() -> None:
     )
     found = [(line, col) for line, col, _ in errors_of(source)]
     assert found == [(2, 7), (3, 11), (4, 1), (5, 13), (7, 9), (8, 5), (9, 18), (11, 16), (12, 7)]
+
+
+# -- robustness -----------------------------------------------------------------------------
+
+_FRAGMENTS = [
+    "strategy",
+    " X",
+    ' "T"',
+    " kline",
+    "\n",
+    "  ",
+    "\t",
+    "param",
+    " a",
+    " = ",
+    "1",
+    "1.5",
+    "-",
+    '"s"',
+    '"\\q"',
+    "init",
+    "instruments",
+    " */usdt",
+    ",",
+    ' ~"(" ',
+    "setup",
+    ":",
+    "ema(3)",
+    "(",
+    ")",
+    "window",
+    " m1",
+    " 900",
+    " 1s",
+    " Trend",
+    " {",
+    "}",
+    " { x; }",
+    "Main",
+    "//c",
+    "/*",
+    "*/",
+    "'",
+    '"',
+    ";",
+    "onCommand",
+    "\r\n",
+    "\ufeff",
+    "$",
+    "é",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=40))
+def test_any_input_compiles_or_raises_a_compile_error(fragments: list[str]) -> None:
+    source = "".join(fragments)
+    diagnostics: list[QtsDiagnostic] = []
+    try:
+        gen = compile_qtscript(source)
+    except QtsCompileError as exc:
+        diagnostics = exc.diagnostics
+    else:
+        assert gen.java_source.endswith("}\n")
+        return
+    assert diagnostics
+    lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for diag in diagnostics:
+        assert 1 <= diag.line <= len(lines)
+        assert 1 <= diag.column <= len(lines[diag.line - 1]) + 2

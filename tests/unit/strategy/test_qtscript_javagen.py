@@ -9,6 +9,7 @@ from backtestd.strategy.qtscript.naming import derive_class_name
 
 ENGINE = "com.wualabs.qtsurfer.engine"
 WT = f"{ENGINE}.indicators.helpers.WindowTimeRTIndicator.WindowTime"
+LAST = "indicators.lastRegisteredName()"
 
 
 def java_lines(source: str) -> list[str]:
@@ -168,55 +169,38 @@ def test_setup_registers_auto_values_then_each_call_then_windows() -> None:
         "indicators.addPrice();",
         "indicators.ema(fast);",
         "indicators.ema(21);",
-        f'indicators.window("ema21", {WT}.m1, new InlineWindow1(this, indicators, "ema21"));',
+        f"indicators.window({LAST}, {WT}.m1, new InlineWindow1(this, indicators, {LAST}));",
         'indicators.window("price", java.time.Duration.ofSeconds(900), '
         'new InlineWindow2(this, indicators, "price"));',
         f'indicators.window("ema21", {WT}.s1, new NamedWindow_Trend(this, indicators, "ema21"));',
         'indicators.sma("slow", 50);',
-        f'indicators.window("slow", {WT}.s1, new NamedWindow_Trend(this, indicators, "slow"));',
+        f"indicators.window({LAST}, {WT}.s1, new NamedWindow_Trend(this, indicators, {LAST}));",
     ]
 
 
 @pytest.mark.parametrize(
-    ("call", "name"),
+    "call",
     [
-        ("rsi(14)", '"rsi14"'),
-        ("rsi(14, false)", '"rsi14"'),
-        ("rsi(p)", '"rsi" + (p)'),
-        ("sma(20)", '"sma20"'),
-        ("sma(p * 2)", '"sma" + (p * 2)'),
-        ("ema(9)", '"ema9"'),
-        ('ema("fast", 9)', '"fast"'),
-        ('rsi("r", 14, false)', '"r"'),
-        ("bollinger(20, 2)", '"blgr20_2"'),
-        ("bollinger(20, 2.0)", '"blgr20_2"'),
-        ("bollinger(20, 2.5)", '"blgr20_2.5"'),
-        ("bollinger(p, 2)", '"blgr" + (p) + "_" + "2"'),
-        ("bollinger(20, k)", '"blgr" + (20) + "_" + qts$number(k)'),
-        ('bollinger("bb", 20, 2.0)', '"bb"'),
-        ("addPrice()", '"price"'),
-        ('distance("d", "ema12", "ema26")', '"d"'),
-        ('rateChange("chg", "price", true)', '"chg"'),
-        ('gain("g", "price", true)', '"g"'),
-        ('mul("m", "a", "b")', '"m"'),
-        ("custom(nameParam, 3)", "nameParam"),
+        "rsi(14)",
+        "sma(p * 2)",
+        'ema("fast", 9)',
+        "bollinger(20, 2)",
+        "bollinger(p, k)",
+        'percentChange("price")',
+        'clamp("price", 0, 1)',
+        "addPrice()",
+        "custom(nameParam, 3)",
     ],
 )
-def test_postfix_window_name_deduction(call: str, name: str) -> None:
+def test_postfix_window_watches_the_name_its_call_registered(call: str) -> None:
     body = setup_body(
         f'strategy X\nparam p = 7\nparam k = 1.5\nparam nameParam = "n"\nsetup:\n'
         f"  {call} window m1 {{ }}\n"
     )
-    assert body[-1] == (
-        f"indicators.window({name}, {WT}.m1, new InlineWindow1(this, indicators, {name}));"
-    )
-
-
-def test_number_helper_is_emitted_only_when_needed() -> None:
-    with_k = compile_qtscript("strategy X\nparam k = 2.5\nsetup:\n  bollinger(20, k) window { }\n")
-    assert "private static String qts$number(double v) {" in with_k.java_source
-    plain = compile_qtscript("strategy X\nsetup:\n  bollinger(20, 2) window { }\n")
-    assert "qts$number" not in plain.java_source
+    assert body[-2:] == [
+        f"indicators.{call};",
+        f"indicators.window({LAST}, {WT}.m1, new InlineWindow1(this, indicators, {LAST}));",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -235,7 +219,7 @@ def test_referenced_main_is_only_attached_where_referenced() -> None:
     body = setup_body("strategy X\nsetup:\n  ema(5) window Main\nMain s10 { }\n")
     assert body[-2:] == [
         "indicators.ema(5);",
-        f'indicators.window("ema5", {WT}.s10, new NamedWindow_Main(this, indicators, "ema5"));',
+        f"indicators.window({LAST}, {WT}.s10, new NamedWindow_Main(this, indicators, {LAST}));",
     ]
 
 
@@ -247,7 +231,7 @@ def test_referenced_main_is_only_attached_where_referenced() -> None:
             "strategy X kline",
             ["indicators.addPrice();"]
             + [
-                f'indicators.add("{v}", {ENGINE}.core.TickerValueSource.{v.capitalize()});'
+                f'indicators.add("{v}", {ENGINE}.strategy.TickerValueSource.{v.capitalize()});'
                 for v in ("open", "high", "low", "close", "volume")
             ],
             ["price", "open", "high", "low", "close", "volume"],

@@ -243,6 +243,29 @@ Main {
   if (actual > level) emitBuy(price);
 }
 """,
+    "engine_api_in_setup_and_bodies": """\
+strategy "Engine API" kline
+
+param hmaPeriod = 9
+
+setup:
+  add("hma", new HmaRTIndicator(hmaPeriod)) window m1 {
+    CrossDetector.Cross cross = new CrossDetector().check(actual, value("atr"));
+    InfoStrategySignal info = createInfoSignal();
+    info.set("hma", actual);
+    if (cross.above()) emitSignal(info);
+  }
+  add("atr", new AtrRTIndicator(14))
+  add("vol", TickerValueSource.Volume)
+  percentChange("price") window s30 {
+    emitInfo("chg", $indicator, actual);
+  }
+  clamp("vol", 0, 1000)
+  bollinger(20, 2)
+  bollingerBandwidth("blgr20_2") window m1 {
+    emitInfo("bandwidth", $indicator, actual, value("blgr20_2Upper"));
+  }
+""",
 }
 # The same program written with a BOM, CRLF line ends, tabs and trailing spaces.
 SAMPLES["crlf_tabs_bom"] = "\ufeff" + (
@@ -264,6 +287,7 @@ EXPECTED_CLASS_NAMES = {
     "odd_name": "_3barsupdown",
     "on_command": "Commanded",
     "crlf_tabs_bom": "Tabs",
+    "engine_api_in_setup_and_bodies": "EngineAPI",
 }
 
 

@@ -46,7 +46,7 @@ async def compile_strategy(
     request: Request, principal: PrincipalDep, services: ServicesDep
 ) -> CompileStrategyResponse:
     body = await request.body()
-    record = await run_in_threadpool(services.strategies.register, principal, body)
+    record, warnings = await run_in_threadpool(services.strategies.register, principal, body)
     return CompileStrategyResponse(
         strategyId=record.strategy_id,
         declaredProperties=[
@@ -61,6 +61,7 @@ async def compile_strategy(
             )
             for p in record.declared_properties
         ],
+        warnings=list(warnings) or None,
     )
 
 

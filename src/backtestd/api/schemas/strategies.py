@@ -26,6 +26,7 @@ class DeclaredProperty(WireModel):
 class CompileStrategyResponse(WireModel):
     strategyId: str
     declaredProperties: list[DeclaredProperty]
+    warnings: list[str] | None = None  # QTScript compile warnings (extra key, tolerated)
 
 
 class Notice(WireModel):

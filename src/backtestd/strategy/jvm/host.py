@@ -278,6 +278,8 @@ class EngineHost:
                 process.wait_exit(self.config.stop_grace_s)
                 process.stop(self.config.stop_grace_s)
                 self._forget(process)
+            else:
+                self._maybe_recycle(process)
             raise failure
         self._maybe_recycle(process)
 

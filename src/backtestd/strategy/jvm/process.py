@@ -42,6 +42,9 @@ class HostProcess:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             close_fds=True,
+            # Terminal signals (Ctrl-C) go to the supervisor, which stops the host itself; the
+            # host still exits on its own when the supervisor dies (stdin EOF).
+            start_new_session=True,
         )
         self._out_thread = threading.Thread(
             target=self._read_stdout, name=f"engine-host-{self.proc.pid}-out", daemon=True
@@ -117,6 +120,9 @@ class HostProcess:
     def describe_exit(self) -> str:
         """A sentence about how the process ended, with the tail of its stderr."""
         code = self.proc.poll()
+        if code is not None:
+            # stdout can end before the stderr reader has seen the last lines; let it catch up
+            self._err_thread.join(timeout=1.0)
         state = "is still running" if code is None else f"exited with code {code}"
         tail = self.stderr_tail().strip()
         return f"engine host (pid {self.proc.pid}) {state}" + (

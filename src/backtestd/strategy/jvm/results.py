@@ -203,8 +203,11 @@ class CompileResult:
 class RunResult:
     """The signals and bookkeeping of one strategy run.
 
-    ``signal_ts`` (int64 epoch ms), ``signal_side`` (int8) and ``signal_price`` (float64) are
-    parallel arrays in emission order. ``info`` holds the data of info signals as JSON values.
+    ``signal_ts`` (int64 event time, epoch ms; a bar's close time for klines), ``signal_side``
+    (int8: +1 buy, -1 sell, 0 info) and ``signal_price`` (float64, NaN for info signals) are
+    parallel, read-only arrays in emission order. ``info`` runs parallel to them too: the fields
+    set on each signal as JSON values (an empty dict for plain buys and sells). ``percent_gain`` is
+    NaN when the strategy never called ``setPercentGain``.
     """
 
     signal_ts: npt.NDArray[np.int64]

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from .linemap import JavaWriter, LineMap, LineOrigin
 from .literals import java_string
-from .naming import NUMBER_HELPER
 from .nodes import (
     Block,
     InstrumentList,
@@ -42,20 +41,31 @@ INSTRUMENT = f"{ENGINE}.core.instrument.Instrument"
 WINDOW_TIME = f"{ENGINE}.indicators.helpers.WindowTimeRTIndicator.WindowTime"
 PATTERN = "java.util.regex.Pattern"
 
-# Every package a strategy may use (spec §2.2), imported so bodies need no imports (§17.9).
-# Only packages that hold documented classes are listed: javac rejects `import p.*;` for a
-# package that does not exist.
+# Every package a strategy may use (spec §2.2), imported so bodies and setup arguments need no
+# imports (§17.9): the engine packages that hold public API classes (the documented ones of §2.1 and
+# the indicator categories of the 1.1.1 changelog, as the engine in jvm/ lays them out) and the
+# allowed JDK packages. Only existing packages may be listed: javac rejects `import p.*;` for a
+# package it cannot find.
 IMPORTS: tuple[str, ...] = (
     f"{ENGINE}.*",
     f"{ENGINE}.core.*",
     f"{ENGINE}.core.instrument.*",
     f"{ENGINE}.core.state.*",
+    f"{ENGINE}.indicators.averages.*",
+    f"{ENGINE}.indicators.averages.pro.*",
+    f"{ENGINE}.indicators.bollinger.*",
     f"{ENGINE}.indicators.core.*",
+    f"{ENGINE}.indicators.distance.*",
     f"{ENGINE}.indicators.helpers.*",
     f"{ENGINE}.indicators.helpers.WindowTimeRTIndicator.WindowTime",
     f"{ENGINE}.indicators.helpers.group.*",
+    f"{ENGINE}.indicators.momentum.*",
+    f"{ENGINE}.indicators.momentum.pro.*",
     f"{ENGINE}.indicators.statistics.*",
     f"{ENGINE}.indicators.statistics.pro.*",
+    f"{ENGINE}.indicators.trend.pro.*",
+    f"{ENGINE}.indicators.volatility.pro.*",
+    f"{ENGINE}.indicators.volume.pro.*",
     f"{ENGINE}.strategy.*",
     f"{ENGINE}.strategy.execution.*",
     "java.math.*",
@@ -80,7 +90,7 @@ class SourceProfile:
     values: tuple[str, ...]  # value variables declared in every window body
 
 
-_VALUE_SOURCE = f"{ENGINE}.core.TickerValueSource"
+_VALUE_SOURCE = f"{ENGINE}.strategy.TickerValueSource"
 PROFILES: dict[SourceKind, SourceProfile] = {
     SourceKind.TICKER: SourceProfile(
         f"{ENGINE}.strategy.AbstractTickerStrategy", ("indicators.addPrice();",), ("price",)
@@ -145,7 +155,6 @@ class _Generator:
         for listener in self.plan.listeners:
             self.listener(listener)
         self.on_command()
-        self.number_helper()
         out.line("}", head)
         return out.build()
 
@@ -276,21 +285,6 @@ class _Generator:
         self.out.line(f"{_I1}void qts$onCommand(String $command) {{", origin)
         self.body(node.block)
         self.out.line(f"{_I1}}}", self.at(self.src_pos(node.block.close)))
-
-    def number_helper(self) -> None:
-        if f"{NUMBER_HELPER}(" not in "".join(
-            a.name.java for step in self.plan.steps for a in step.attachments
-        ):
-            return
-        origin = self.at(self.header.pos)
-        self.out.line("", origin)
-        self.out.line(f"{_I1}private static String {NUMBER_HELPER}(double v) {{", origin)
-        self.out.line(
-            f"{_I2}return v == Math.rint(v) && !Double.isInfinite(v) "
-            "? Long.toString((long) v) : Double.toString(v);",
-            origin,
-        )
-        self.out.line(f"{_I1}}}", origin)
 
     # -- bodies ---------------------------------------------------------------------------
 

@@ -138,6 +138,3 @@ class Lexer:
                 return Token(Kind.STRING, text[pos : i + 1], pos, i + 1)
             i += 1
         return Token(Kind.STRING, text[pos:i], pos, i, closed=False)
-
-    def rest_of_line_is_blank(self, pos: int) -> bool:
-        return self.next(pos).at_line_end

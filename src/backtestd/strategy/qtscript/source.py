@@ -54,10 +54,6 @@ class SourceText:
         starts.extend(i + 1 for i, ch in enumerate(text) if ch == "\n")
         return cls(text, tuple(starts))
 
-    @property
-    def line_count(self) -> int:
-        return len(self.line_starts)
-
     def loc(self, offset: int) -> tuple[int, int]:
         """The 1-based (line, column) of a character offset."""
         index = bisect.bisect_right(self.line_starts, offset) - 1

@@ -4,6 +4,8 @@ Every inline window and every named section becomes one listener class; a window
 pairs a listener with the indicator name it watches and a period. Named sections take effect only
 through references (forms 2 and 4), except ``Main``, which watches the primary value (``price``, or
 ``rate`` on funding) when nothing references it. A referenced section always uses its own period.
+A postfix window (forms 1 and 2) watches the name its line's call registered, as reported by the
+engine at run time (:data:`naming.LAST_REGISTERED`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .errors import DiagnosticSink
-from .naming import NameExpr, published_name
+from .naming import LAST_REGISTERED, NameExpr
 from .nodes import (
     Block,
     Period,
@@ -73,7 +75,7 @@ def primary_value(source: SourceKind) -> str:
 
 
 def plan_windows(program: Program, source: SourceKind, sink: DiagnosticSink) -> WindowPlan:
-    """Build the window plan, reporting unknown or duplicate sections and undeducible names."""
+    """Build the window plan, reporting unknown and duplicate sections, warning on unused ones."""
     sections = _index_sections(program.sections, sink)
     listeners = {
         name: Listener(f"NamedWindow_{name}", s.block, s.pos, s.period)
@@ -104,7 +106,7 @@ def plan_windows(program: Program, source: SourceKind, sink: DiagnosticSink) -> 
             )
             steps.append(SetupStep(None, attached))
             continue
-        steps.append(SetupStep(line, _postfix(line, target_listener, sink)))
+        steps.append(SetupStep(line, _postfix(line, target_listener)))
 
     main = sections.get(MAIN)
     if main is not None and MAIN not in referenced:
@@ -127,25 +129,12 @@ def plan_windows(program: Program, source: SourceKind, sink: DiagnosticSink) -> 
 
 
 def _postfix(
-    line: SetupCall,
-    target_listener: Callable[[WindowTarget], Listener | None],
-    sink: DiagnosticSink,
+    line: SetupCall, target_listener: Callable[[WindowTarget], Listener | None]
 ) -> tuple[Attachment, ...]:
     if line.window is None or line.window_pos is None:
         return ()
     found = target_listener(line.window)
-    name = published_name(line)
-    if isinstance(name, str):
-        sink.error(
-            line.pos.line,
-            line.pos.column,
-            f"cannot attach a window to {line.method}(...): {name}; put the window on its own "
-            "line and name the indicator: 'window <indicatorName> ...'",
-        )
-        return ()
-    if found is None:
-        return ()
-    return (Attachment(name, found, line.window_pos),)
+    return () if found is None else (Attachment(LAST_REGISTERED, found, line.window_pos),)
 
 
 def _index_sections(sections: tuple[Section, ...], sink: DiagnosticSink) -> dict[str, Section]:

@@ -144,7 +144,8 @@ final class BytecodeVerifier {
                     add(line, v[0], v[1]);
                 }
                 if (m.name().equals("finalize") && m.descriptor().equals("()V")) {
-                    add(line, "finalize()", "finalizers run on a JVM thread outside the run limits");
+                    add(line, "finalize()",
+                            "finalizers run on a JVM thread outside the run limits");
                 }
                 if (m.exceptionCatchTypes() != null) {
                     for (int type : m.exceptionCatchTypes()) {

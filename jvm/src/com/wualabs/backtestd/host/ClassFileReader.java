@@ -120,7 +120,8 @@ final class ClassFileReader {
                     in.readLong();
                     i++;
                 }
-                case CLASS, STRING, METHOD_TYPE, MODULE, PACKAGE -> ref1[i] = in.readUnsignedShort();
+                case CLASS, STRING, METHOD_TYPE, MODULE, PACKAGE ->
+                        ref1[i] = in.readUnsignedShort();
                 case FIELDREF, METHODREF, INTERFACE_METHODREF, NAME_AND_TYPE, DYNAMIC,
                      INVOKE_DYNAMIC -> {
                     ref1[i] = in.readUnsignedShort();

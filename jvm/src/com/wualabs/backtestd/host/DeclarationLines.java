@@ -63,7 +63,8 @@ final class DeclarationLines implements BytecodeVerifier.LineHints {
             private void record(String owner, String member, Tree node) {
                 long pos = trees.getSourcePositions().getStartPosition(unit, node);
                 if (pos >= 0) {
-                    lines.putIfAbsent(key(owner, member), (int) unit.getLineMap().getLineNumber(pos));
+                    int line = (int) unit.getLineMap().getLineNumber(pos);
+                    lines.putIfAbsent(key(owner, member), line);
                 }
             }
         }.scan(unit, null);

@@ -43,7 +43,8 @@ final class Failures {
                 .with("exception_message", shown.getMessage());
         List<Object> chain = new ArrayList<>();
         for (Throwable t = thrown; t != null && chain.size() < MAX_CHAIN; t = t.getCause()) {
-            chain.add(t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage()));
+            String message = t.getMessage() == null ? "" : ": " + t.getMessage();
+            chain.add(t.getClass().getName() + message);
             if (t.getCause() == t) {
                 break;
             }

@@ -13,8 +13,8 @@ import java.util.Map;
  * The wire framing shared with the Python client.
  *
  * <p>Every frame is a 4-byte big-endian length followed by that many bytes. A message is one header
- * frame (a UTF-8 JSON object) followed by {@code header.payloads} binary frames, so bulk arrays such
- * as signal columns travel as raw little-endian bytes instead of being inflated into JSON.
+ * frame (a UTF-8 JSON object) followed by {@code header.payloads} binary frames, so bulk arrays
+ * such as signal columns travel as raw little-endian bytes instead of being inflated into JSON.
  */
 final class Frames {
     /** Upper bound for one frame; anything larger means the stream is out of sync. */

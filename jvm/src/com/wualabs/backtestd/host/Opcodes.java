@@ -14,7 +14,8 @@ final class Opcodes {
             case 0x13, 0x14, // ldc_w, ldc2_w
                  0xb2, 0xb3, 0xb4, 0xb5, // get/put static/field
                  0xb6, 0xb7, 0xb8, 0xb9, 0xba, // invoke*
-                 0xbb, 0xbd, 0xc0, 0xc1, 0xc5 -> // new, anewarray, checkcast, instanceof, multianewarray
+                 // new, anewarray, checkcast, instanceof, multianewarray
+                 0xbb, 0xbd, 0xc0, 0xc1, 0xc5 ->
                     ((code[pc + 1] & 0xFF) << 8) | (code[pc + 2] & 0xFF);
             default -> 0;
         };

@@ -9,10 +9,14 @@ import java.util.Map;
 final class Requests {
     private Requests() {}
 
+    private static HostException bad(String message) {
+        return new HostException(HostException.BAD_REQUEST, message);
+    }
+
     static String string(Map<String, Object> req, String key) throws HostException {
         Object v = req.get(key);
         if (!(v instanceof String s)) {
-            throw new HostException(HostException.BAD_REQUEST, "field '" + key + "' must be a string");
+            throw bad("field '" + key + "' must be a string");
         }
         return s;
     }
@@ -28,7 +32,7 @@ final class Requests {
             return fallback;
         }
         if (!(v instanceof Number n)) {
-            throw new HostException(HostException.BAD_REQUEST, "field '" + key + "' must be a number");
+            throw bad("field '" + key + "' must be a number");
         }
         return n.longValue();
     }
@@ -36,7 +40,7 @@ final class Requests {
     @SuppressWarnings("unchecked")
     static Map<String, Object> map(Object v, String what) throws HostException {
         if (!(v instanceof Map<?, ?>)) {
-            throw new HostException(HostException.BAD_REQUEST, "field '" + what + "' must be an object");
+            throw bad("field '" + what + "' must be an object");
         }
         return (Map<String, Object>) v;
     }

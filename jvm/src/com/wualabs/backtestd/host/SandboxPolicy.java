@@ -26,6 +26,10 @@ final class SandboxPolicy {
      * denies that class and its nested classes ({@code Name$...}).
      */
     static final List<String> DENIED = List.of(
+            // the engine's own plumbing (the harness, signal and notice logs): not strategy API,
+            // and reaching it would let a strategy forge its own results
+            "com/wualabs/qtsurfer/engine/runtime/", "com/wualabs/qtsurfer/engine/internal/",
+            "com/wualabs/qtsurfer/engine/strategy/StrategyInternals",
             // process, threads, class loading, security, VM internals
             "java/lang/System", "java/lang/Runtime", "java/lang/Thread", "java/lang/ThreadGroup",
             "java/lang/ThreadDeath", "java/lang/Process", "java/lang/ProcessBuilder",
@@ -117,9 +121,8 @@ final class SandboxPolicy {
         if (owner.equals("java/lang/Class") && !CLASS_METHODS.contains(name)) {
             return "reflection (java.lang.Class." + name + ") is blocked in strategies";
         }
-        if ((name.equals("wait") && descriptor.startsWith("(") && descriptor.endsWith(")V"))
-                && (descriptor.equals("()V") || descriptor.equals("(J)V")
-                    || descriptor.equals("(JI)V"))) {
+        if (name.equals("wait") && (descriptor.equals("()V") || descriptor.equals("(J)V")
+                || descriptor.equals("(JI)V"))) {
             return "Object.wait blocks the engine thread and is blocked in strategies";
         }
         if (owner.startsWith("java/util/") && name.startsWith("parallel")) {

@@ -27,7 +27,8 @@ final class StrategyInspector {
         Guard.Outcome<Map<String, Object>> outcome = Guard.call("strategy class inspection", () -> {
             Class<?> strategy = Class.forName(mainClass, false, loader);
             Map<String, Object> out = new LinkedHashMap<>();
-            out.put("declared_properties", properties(StrategyHarness.declaredProperties(strategy)));
+            out.put("declared_properties",
+                    properties(StrategyHarness.declaredProperties(strategy)));
             out.put("required_sources",
                     new ArrayList<>(new TreeSet<>(StrategyHarness.requiredSources(strategy))));
             return out;

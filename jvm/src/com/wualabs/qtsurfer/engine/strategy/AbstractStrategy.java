@@ -45,6 +45,10 @@ public abstract class AbstractStrategy implements Strategy {
     private double percentGain = Double.NaN;
     private boolean multiEntryEnabled;
 
+    protected AbstractStrategy() {
+        StrategyInternals.onConstruct(this);
+    }
+
     /**
      * Registers the indicators, windows and listeners of one instrument. Called once per instrument, on
      * that instrument's first data event, with the instrument's own group.

@@ -4,10 +4,36 @@ import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
 import com.wualabs.qtsurfer.engine.internal.Notices;
 import com.wualabs.qtsurfer.engine.internal.SignalLog;
 
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
 /** Engine-internal bridge used by the runtime harness and the indicator group. Not part of the strategy API. */
 public final class StrategyInternals {
 
+    private static final ThreadLocal<Consumer<AbstractStrategy>> CONSTRUCTION_HOOK = new ThreadLocal<>();
+
     private StrategyInternals() {
+    }
+
+    /**
+     * Runs {@code construct} with {@code hook} armed: the first strategy constructed on this thread calls it
+     * from the base-class constructor (before subclass field initializers and constructor body).
+     */
+    public static <T> T constructWith(Consumer<AbstractStrategy> hook, Supplier<T> construct) {
+        CONSTRUCTION_HOOK.set(hook);
+        try {
+            return construct.get();
+        } finally {
+            CONSTRUCTION_HOOK.remove();
+        }
+    }
+
+    static void onConstruct(AbstractStrategy s) {
+        Consumer<AbstractStrategy> hook = CONSTRUCTION_HOOK.get();
+        if (hook != null) {
+            CONSTRUCTION_HOOK.remove();
+            hook.accept(s);
+        }
     }
 
     public static Notices notices(AbstractStrategy s) {

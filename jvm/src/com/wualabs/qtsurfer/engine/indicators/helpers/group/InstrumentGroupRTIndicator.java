@@ -1,0 +1,679 @@
+package com.wualabs.qtsurfer.engine.indicators.helpers.group;
+
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.core.state.StateStore;
+import com.wualabs.qtsurfer.engine.indicators.averages.EmaRTIndicator;
+import com.wualabs.qtsurfer.engine.indicators.averages.SmaRTIndicator;
+import com.wualabs.qtsurfer.engine.indicators.bollinger.BollingerRTIndicator;
+import com.wualabs.qtsurfer.engine.indicators.core.BarRTIndicator;
+import com.wualabs.qtsurfer.engine.indicators.core.RTIndicator;
+import com.wualabs.qtsurfer.engine.indicators.distance.RateChangeRTIndicator;
+import com.wualabs.qtsurfer.engine.indicators.helpers.WindowTimeRTIndicator.WindowTime;
+import com.wualabs.qtsurfer.engine.indicators.momentum.RsiRTIndicator;
+import com.wualabs.qtsurfer.engine.strategy.AbstractRTIndicator;
+import com.wualabs.qtsurfer.engine.strategy.AbstractStrategy;
+import com.wualabs.qtsurfer.engine.strategy.AbstractWindowListener;
+import com.wualabs.qtsurfer.engine.strategy.GainRTIndicator;
+import com.wualabs.qtsurfer.engine.strategy.LossRTIndicator;
+import com.wualabs.qtsurfer.engine.strategy.StrategyInternals;
+import com.wualabs.qtsurfer.engine.strategy.TickerValueSource;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.DoublePredicate;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * One instrument's indicators, built in {@code setupIndicators} with chained calls and advanced once per
+ * data event. Every indicator is published under a name; other indicators, windows and readers refer to it
+ * by that name. Indicators update in registration order, each with its source's value of the same event.
+ *
+ * <p>Default names: {@code sma(20)} → {@code sma20}, {@code ema(9)} → {@code ema9}, {@code rsi(14)} →
+ * {@code rsi14}, {@code bollinger(20, 2)} → {@code blgr20_2} (+ {@code Upper}/{@code Lower}); calls taking a
+ * source name append it capitalised ({@code percentChange("price")} → {@code percentChangePrice}); see
+ * docs/strategy-semantics.md. {@link #lastRegisteredName()} returns the name the latest call published.
+ */
+public final class InstrumentGroupRTIndicator {
+
+    private static final int PRIMARY = EventFrame.PRIMARY;
+
+    private final AbstractStrategy owner;
+    private final Instrument instrument;
+    final EventFrame frame = new EventFrame();
+
+    private Node[] nodes = new Node[8];
+    private int nodeCount;
+    private Window[] windows = new Window[2];
+    private int windowCount;
+    private long nextDue = Long.MAX_VALUE;
+    private final LinkedHashMap<String, Node> byName = new LinkedHashMap<>();
+    private Node primaryNode;
+    private String lastName;
+    private StateStore store;
+
+    public InstrumentGroupRTIndicator(AbstractStrategy owner, Instrument instrument) {
+        this.owner = Objects.requireNonNull(owner, "owner");
+        this.instrument = Objects.requireNonNull(instrument, "instrument");
+    }
+
+    /** The instrument this group belongs to. */
+    public Instrument getInstrument() {
+        return instrument;
+    }
+
+    // ------------------------------------------------------------------ sources
+
+    /** Publishes {@code price}: the last price on tickers, the close on klines, the mark price on funding. */
+    public InstrumentGroupRTIndicator addPrice() {
+        return add("price", TickerValueSource.Close);
+    }
+
+    /** Publishes {@code rate}: the funding rate (NaN, so never ready, on ticker and kline data). */
+    public InstrumentGroupRTIndicator addRate() {
+        return add("rate", TickerValueSource.Rate);
+    }
+
+    /** Publishes a raw field of the incoming event. Re-registering the same field under the same name is a no-op. */
+    public InstrumentGroupRTIndicator add(String name, TickerValueSource source) {
+        Objects.requireNonNull(source, "source");
+        Node old = byName.get(name);
+        if (old instanceof Node.FieldNode && ((Node.FieldNode) old).field == source.ordinal()
+                && old.ind instanceof Ops.ValueIndicator) {
+            lastName = name;
+            return this;
+        }
+        return publish(name, new Node.FieldNode(name, new Ops.ValueIndicator(), source.ordinal()), false);
+    }
+
+    /**
+     * Publishes any indicator instance. It is fed the event's bar when it is a {@link BarRTIndicator} that
+     * wants bars, otherwise the event's primary value (ticker last, kline close, funding rate); an indicator
+     * built over a source indicator reads that source instead.
+     */
+    public InstrumentGroupRTIndicator add(String name, RTIndicator indicator) {
+        Objects.requireNonNull(indicator, "indicator");
+        Node n;
+        if (indicator instanceof BarRTIndicator && ((BarRTIndicator) indicator).wantsBars()) {
+            n = new Node.BarNode(name, (BarRTIndicator) indicator);
+        } else {
+            n = new Node.FieldNode(name, indicator, PRIMARY);
+        }
+        return publish(name, n, false);
+    }
+
+    // ------------------------------------------------------------------ moving averages
+
+    public InstrumentGroupRTIndicator sma(int periods) {
+        return sma("sma" + periods, periods);
+    }
+
+    public InstrumentGroupRTIndicator sma(String name, int periods) {
+        return sma(name, periods, true);
+    }
+
+    /** {@code discrete = false} selects the continuous mode (expanding mean during warm-up). */
+    public InstrumentGroupRTIndicator sma(String name, int periods, boolean discrete) {
+        return publish(name, fromPrice(name, new SmaRTIndicator(periods, discrete)), false);
+    }
+
+    public InstrumentGroupRTIndicator sma(String name, String source, int periods) {
+        return publish(name, new Node.ChainNode(name, new SmaRTIndicator(periods), require(source)), false);
+    }
+
+    public InstrumentGroupRTIndicator ema(int periods) {
+        return ema("ema" + periods, periods);
+    }
+
+    public InstrumentGroupRTIndicator ema(String name, int periods) {
+        return publish(name, fromPrice(name, new EmaRTIndicator(periods)), false);
+    }
+
+    public InstrumentGroupRTIndicator ema(String name, String source, int periods) {
+        return publish(name, new Node.ChainNode(name, new EmaRTIndicator(periods), require(source)), false);
+    }
+
+    // ------------------------------------------------------------------ oscillators
+
+    /** Cutler's RSI of price, published as {@code rsi<periods>}. */
+    public InstrumentGroupRTIndicator rsi(int periods) {
+        return rsi("rsi" + periods, periods, true);
+    }
+
+    /** {@code cutler = false} selects Wilder's smoothing; published as {@code rsi<periods>}. */
+    public InstrumentGroupRTIndicator rsi(int periods, boolean cutler) {
+        return rsi("rsi" + periods, periods, cutler);
+    }
+
+    public InstrumentGroupRTIndicator rsi(String name, int periods) {
+        return rsi(name, periods, true);
+    }
+
+    public InstrumentGroupRTIndicator rsi(String name, int periods, boolean cutler) {
+        return publish(name, fromPrice(name, new RsiRTIndicator(periods, cutler)), false);
+    }
+
+    /** RSI of another indicator. */
+    public InstrumentGroupRTIndicator rsi(String name, String source, int periods, boolean cutler) {
+        return publish(name, new Node.ChainNode(name, new RsiRTIndicator(periods, cutler), require(source)), false);
+    }
+
+    /** Bollinger bands published as {@code blgr<periods>_<k>} plus {@code ...Upper} / {@code ...Lower}. */
+    public InstrumentGroupRTIndicator bollinger(int periods, double k) {
+        return bollinger("blgr" + periods + "_" + formatNumber(k), periods, k);
+    }
+
+    /** Bollinger bands: {@code name} is the middle band, {@code name + "Upper"} / {@code name + "Lower"} the bands. */
+    public InstrumentGroupRTIndicator bollinger(String name, int periods, double k) {
+        checkName(name);
+        BollingerRTIndicator bands = new BollingerRTIndicator(periods, k);
+        Node middle = fromPrice(name, bands);
+        publish(name, middle, false);
+        publish(name + "Upper", new Node.DerivedNode(name + "Upper", new Ops.Band(bands, true)), false);
+        publish(name + "Lower", new Node.DerivedNode(name + "Lower", new Ops.Band(bands, false)), false);
+        lastName = name;
+        return this;
+    }
+
+    /** Width of a registered Bollinger band in percent, published as {@code <bollingerName>Bandwidth}. */
+    public InstrumentGroupRTIndicator bollingerBandwidth(String bollingerName) {
+        return bollingerBandwidth(bollingerName + "Bandwidth", bollingerName);
+    }
+
+    public InstrumentGroupRTIndicator bollingerBandwidth(String name, String bollingerName) {
+        Ops.Bandwidth bw = new Ops.Bandwidth(require(bollingerName), require(bollingerName + "Upper"),
+                require(bollingerName + "Lower"));
+        return publish(name, new Node.DerivedNode(name, bw), false);
+    }
+
+    // ------------------------------------------------------------------ rate of change and distance
+
+    /** Percent change between consecutive values of {@code source}, published as {@code percentChange<Source>}. */
+    public InstrumentGroupRTIndicator percentChange(String source) {
+        return rateChange("percentChange" + capitalize(source), source, true);
+    }
+
+    public InstrumentGroupRTIndicator percentChange(String name, String source) {
+        return rateChange(name, source, true);
+    }
+
+    /** Absolute change between consecutive values of {@code source}, published as {@code rateChange<Source>}. */
+    public InstrumentGroupRTIndicator rateChange(String source) {
+        return rateChange("rateChange" + capitalize(source), source, false);
+    }
+
+    public InstrumentGroupRTIndicator rateChange(String name, String source, boolean percent) {
+        return publish(name, new Node.ChainNode(name, new RateChangeRTIndicator(percent), require(source)), false);
+    }
+
+    /** Percent distance of price from the named MA, published as {@code distanceMa<Ma>}. */
+    public InstrumentGroupRTIndicator distanceMa(String ma) {
+        return distanceMa("distanceMa" + capitalize(ma), ma);
+    }
+
+    public InstrumentGroupRTIndicator distanceMa(String name, String ma) {
+        Node price = byName.get("price");
+        Node maNode = require(ma);
+        return publish(name, new Node.DerivedNode(name,
+                new Ops.Binary(price != null ? price : primary(), maNode, Ops.Binary.DISTANCE, null)), false);
+    }
+
+    /** Percent distance {@code (a - b) / b * 100}. */
+    public InstrumentGroupRTIndicator distance(String name, String a, String b) {
+        return binary(name, a, b, Ops.Binary.DISTANCE, null);
+    }
+
+    // ------------------------------------------------------------------ gain, loss, extremes
+
+    public InstrumentGroupRTIndicator gain(String source) {
+        return gain("gain" + capitalize(source), source, true);
+    }
+
+    public InstrumentGroupRTIndicator gain(String name, String source, boolean resetPeriodsOnSustain) {
+        return publish(name, new Node.ChainNode(name, new GainRTIndicator(resetPeriodsOnSustain), require(source)),
+                false);
+    }
+
+    public InstrumentGroupRTIndicator loss(String source) {
+        return loss("loss" + capitalize(source), source, true);
+    }
+
+    public InstrumentGroupRTIndicator loss(String name, String source, boolean resetPeriodsOnSustain) {
+        return publish(name, new Node.ChainNode(name, new LossRTIndicator(resetPeriodsOnSustain), require(source)),
+                false);
+    }
+
+    public InstrumentGroupRTIndicator max(String source) {
+        return max("max" + capitalize(source), source);
+    }
+
+    public InstrumentGroupRTIndicator max(String name, String source) {
+        return running(name, source, Ops.Running.MAX);
+    }
+
+    public InstrumentGroupRTIndicator min(String source) {
+        return min("min" + capitalize(source), source);
+    }
+
+    public InstrumentGroupRTIndicator min(String name, String source) {
+        return running(name, source, Ops.Running.MIN);
+    }
+
+    public InstrumentGroupRTIndicator sum(String source) {
+        return sum("sum" + capitalize(source), source);
+    }
+
+    public InstrumentGroupRTIndicator sum(String name, String source) {
+        return running(name, source, Ops.Running.SUM);
+    }
+
+    // ------------------------------------------------------------------ arithmetic
+
+    public InstrumentGroupRTIndicator add(String name, String a, String b) {
+        return binary(name, a, b, Ops.Binary.ADD, null);
+    }
+
+    public InstrumentGroupRTIndicator diff(String name, String a, String b) {
+        return binary(name, a, b, Ops.Binary.DIFF, null);
+    }
+
+    public InstrumentGroupRTIndicator mul(String name, String a, String b) {
+        return binary(name, a, b, Ops.Binary.MUL, null);
+    }
+
+    /** Scales {@code source} in place: from now on the name refers to {@code source * coef}. */
+    public InstrumentGroupRTIndicator mul(String source, double coef) {
+        return transform(source, source, Ops.Transform.SCALE, coef, 0, null);
+    }
+
+    /** Publishes {@code source * coef} under a new name. */
+    public InstrumentGroupRTIndicator mul(String name, String source, double coef) {
+        return transform(name, source, Ops.Transform.SCALE, coef, 0, null);
+    }
+
+    /** Any function of two indicators' values, e.g. {@code (a, b) -> a / b}. NaN operands give NaN without a call. */
+    public InstrumentGroupRTIndicator fun(String name, String a, String b,
+                                          BiFunction<Double, Double, ? extends Number> function) {
+        return binary(name, a, b, Ops.Binary.FUN, Objects.requireNonNull(function, "function"));
+    }
+
+    // ------------------------------------------------------------------ predicates (1 = true, 0 = false)
+
+    public InstrumentGroupRTIndicator lessThan(String name, String source, double v) {
+        return test(name, source, Ops.Test.LT, v, null);
+    }
+
+    public InstrumentGroupRTIndicator greatThan(String name, String source, double v) {
+        return test(name, source, Ops.Test.GT, v, null);
+    }
+
+    public InstrumentGroupRTIndicator greatOrEqual(String name, String source, double v) {
+        return test(name, source, Ops.Test.GE, v, null);
+    }
+
+    public InstrumentGroupRTIndicator lessOrEqual(String name, String source, double v) {
+        return test(name, source, Ops.Test.LE, v, null);
+    }
+
+    public InstrumentGroupRTIndicator equal(String name, String source, double v) {
+        return test(name, source, Ops.Test.EQ, v, null);
+    }
+
+    public InstrumentGroupRTIndicator notEqual(String name, String source, double v) {
+        return test(name, source, Ops.Test.NE, v, null);
+    }
+
+    public InstrumentGroupRTIndicator predicate(String name, String source, DoublePredicate predicate) {
+        return test(name, source, Ops.Test.PRED, 0, Objects.requireNonNull(predicate, "predicate"));
+    }
+
+    /** Number of consecutive updates of {@code source} for which the predicate held. */
+    public InstrumentGroupRTIndicator periodCount(String name, String source, DoublePredicate predicate) {
+        return publish(name, new Node.ChainNode(name, new Ops.PeriodCount(Objects.requireNonNull(predicate, "predicate")),
+                require(source)), false);
+    }
+
+    // ------------------------------------------------------------------ conditional selection
+
+    /** The value of {@code thenName} while {@code source == coef}, otherwise the value of {@code elseName}. */
+    public InstrumentGroupRTIndicator equal(String name, String source, double coef, String thenName, String elseName) {
+        Ops.Select sel = new Ops.Select(require(source), coef, require(thenName), require(elseName));
+        return publish(name, new Node.DerivedNode(name, sel), false);
+    }
+
+    /**
+     * Each event, tests {@code predicate} on (a read-only view of) {@code source}; feeds the source's value to
+     * {@code then} when it holds, to {@code otherwise} when not, and takes that branch's value. Pass fresh
+     * indicators to feed them only on their branch, or read-only views to select between existing values.
+     */
+    public InstrumentGroupRTIndicator conditional(String name, String source, Predicate<RTIndicator> predicate,
+                                                  RTIndicator then, RTIndicator otherwise) {
+        Node src = require(source);
+        Ops.Conditional c = new Ops.Conditional(Objects.requireNonNull(predicate, "predicate"), src.ro(),
+                Objects.requireNonNull(then, "then"), Objects.requireNonNull(otherwise, "otherwise"));
+        return publish(name, new Node.ChainNode(name, c, src), false);
+    }
+
+    // ------------------------------------------------------------------ transformations (in place)
+
+    /** Limits {@code source} to [min, max] in place. */
+    public InstrumentGroupRTIndicator clamp(String source, double min, double max) {
+        if (min > max) {
+            throw new IllegalArgumentException("clamp(\"" + source + "\"): min " + min + " > max " + max);
+        }
+        return transform(source, source, Ops.Transform.CLAMP, min, max, null);
+    }
+
+    /** Replaces {@code source}'s value by {@code replacement} whenever the predicate holds, in place. */
+    public InstrumentGroupRTIndicator clamp(String source, DoublePredicate predicate, double replacement) {
+        return transform(source, source, Ops.Transform.REPLACE_WHEN, replacement, 0,
+                Objects.requireNonNull(predicate, "predicate"));
+    }
+
+    /** Rounds {@code source} to {@code decimals} decimals (half up) in place. */
+    public InstrumentGroupRTIndicator round(String source, int decimals) {
+        return transform(source, source, Ops.Transform.ROUND, decimals, 0, null);
+    }
+
+    /**
+     * Publishes {@code decorator.apply(read-only view of source)} under {@code name}, fed with the source's
+     * value each event. With {@code name} equal to {@code source} the name is rebound to the decorated one.
+     */
+    public InstrumentGroupRTIndicator decorate(String name, String source, Function<RTIndicator, RTIndicator> decorator) {
+        Node src = require(source);
+        RTIndicator d = Objects.requireNonNull(decorator.apply(src.ro()), "decorator result");
+        return publish(name, new Node.ChainNode(name, d, src), name.equals(source));
+    }
+
+    // ------------------------------------------------------------------ windows
+
+    /** Calls {@code listener} each time a window of {@code period} on {@code indicatorName} closes. */
+    public InstrumentGroupRTIndicator window(String indicatorName, WindowTime period, AbstractWindowListener listener) {
+        return window(indicatorName, Objects.requireNonNull(period, "period").getMillis(), listener);
+    }
+
+    /** As {@link #window(String, WindowTime, AbstractWindowListener)} with any duration of at least 1 ms. */
+    public InstrumentGroupRTIndicator window(String indicatorName, Duration period, AbstractWindowListener listener) {
+        Objects.requireNonNull(period, "period");
+        long ms;
+        try {
+            ms = period.toMillis();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("window period too long: " + period);
+        }
+        return window(indicatorName, ms, listener);
+    }
+
+    /** A builder: {@code window().windowTime(WindowTime.m5).indicator("rsi14").listener(l).build()}. */
+    public WindowBuilder window() {
+        return new WindowBuilder(this);
+    }
+
+    private InstrumentGroupRTIndicator window(String indicatorName, long periodMillis, AbstractWindowListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        if (periodMillis < 1) {
+            throw new IllegalArgumentException("window period must be at least 1 ms, got " + periodMillis + " ms");
+        }
+        Node watched = require(indicatorName);
+        if (windowCount == windows.length) {
+            windows = Arrays.copyOf(windows, windowCount * 2);
+        }
+        windows[windowCount++] = new Window(watched, periodMillis, listener);
+        listener.markWindowRegistered();
+        nextDue = Long.MIN_VALUE;
+        return this;
+    }
+
+    /** Builder returned by {@link #window()}. */
+    public static final class WindowBuilder {
+        private final InstrumentGroupRTIndicator group;
+        private long periodMillis = WindowTime.s1.getMillis();
+        private String indicator;
+        private AbstractWindowListener listener;
+
+        WindowBuilder(InstrumentGroupRTIndicator group) {
+            this.group = group;
+        }
+
+        public WindowBuilder windowTime(WindowTime windowTime) {
+            this.periodMillis = windowTime.getMillis();
+            return this;
+        }
+
+        public WindowBuilder duration(Duration duration) {
+            this.periodMillis = duration.toMillis();
+            return this;
+        }
+
+        public WindowBuilder indicator(String indicatorName) {
+            this.indicator = indicatorName;
+            return this;
+        }
+
+        public WindowBuilder listener(AbstractWindowListener windowListener) {
+            this.listener = windowListener;
+            return this;
+        }
+
+        /** Registers the window and returns the group. */
+        public InstrumentGroupRTIndicator build() {
+            if (indicator == null) {
+                throw new IllegalStateException("window().indicator(name) was not set");
+            }
+            if (listener == null) {
+                throw new IllegalStateException("window().listener(listener) was not set");
+            }
+            return group.window(indicator, periodMillis, listener);
+        }
+    }
+
+    // ------------------------------------------------------------------ reading
+
+    /** The current value of the named indicator. */
+    public double getValue(String name) {
+        return require(name).ind.getValue();
+    }
+
+    /** The named indicator itself (mutable: updating it by hand advances shared state). */
+    public RTIndicator getExisting(String name) {
+        return require(name).ind;
+    }
+
+    /** A read-only view of the named indicator. */
+    public RTIndicator getReadOnlyExisting(String name) {
+        return require(name).ro();
+    }
+
+    /** A read-only view of the named indicator, or empty when no indicator has that name. */
+    public Optional<RTIndicator> getReadOnly(String name) {
+        Node n = byName.get(name);
+        return n == null ? Optional.empty() : Optional.of(n.ro());
+    }
+
+    /** True when an indicator is published under {@code name}. */
+    public boolean has(String name) {
+        return byName.containsKey(name);
+    }
+
+    /** The published names, in registration order. */
+    public List<String> getNames() {
+        return List.copyOf(byName.keySet());
+    }
+
+    /** The name published by the latest registration call (the middle band for Bollinger), or null. */
+    public String lastRegisteredName() {
+        return lastName;
+    }
+
+    @Override
+    public String toString() {
+        return "InstrumentGroupRTIndicator[" + instrument + ", " + byName.keySet() + "]";
+    }
+
+    // ------------------------------------------------------------------ engine-internal
+
+    final void beforeEvent(long t) {
+        if (t < nextDue) {
+            return;
+        }
+        int n = windowCount;
+        Window[] ws = windows;
+        long next = Long.MAX_VALUE;
+        for (int i = 0; i < n; i++) {
+            Window w = ws[i];
+            if (!w.armed) {
+                w.arm(t);
+            } else if (t >= w.end) {
+                fire(w);
+                w.arm(t);
+            }
+            if (w.end < next) {
+                next = w.end;
+            }
+        }
+        nextDue = windowCount != n ? Long.MIN_VALUE : next;
+    }
+
+    final void afterBar(long tEnd) {
+        if (tEnd < nextDue) {
+            return;
+        }
+        int n = windowCount;
+        Window[] ws = windows;
+        long next = Long.MAX_VALUE;
+        boolean unarmed = false;
+        for (int i = 0; i < n; i++) {
+            Window w = ws[i];
+            if (w.armed && tEnd >= w.end) {
+                fire(w);
+                w.armed = false;
+            }
+            if (!w.armed) {
+                unarmed = true;
+            } else if (w.end < next) {
+                next = w.end;
+            }
+        }
+        nextDue = unarmed || windowCount != n ? Long.MIN_VALUE : next;
+    }
+
+    final void stepAll() {
+        Node[] ns = nodes;
+        int n = nodeCount;
+        EventFrame f = frame;
+        for (int i = 0; i < n; i++) {
+            ns[i].step(f);
+        }
+    }
+
+    private void fire(Window w) {
+        double actual = w.watched.value;
+        double prev = w.lastClose;
+        w.lastClose = actual;
+        w.listener.dispatchWindowClose(store(), w.start, w.end, prev, actual);
+    }
+
+    private StateStore store() {
+        StateStore s = store;
+        if (s == null) {
+            s = owner.getStateStore(instrument).orElseThrow();
+            store = s;
+        }
+        return s;
+    }
+
+    private Node fromPrice(String name, RTIndicator ind) {
+        Node price = byName.get("price");
+        return price == null ? new Node.FieldNode(name, ind, PRIMARY) : new Node.ChainNode(name, ind, price);
+    }
+
+    private Node primary() {
+        if (primaryNode == null) {
+            primaryNode = append(new Node.FieldNode(null, new Ops.ValueIndicator(), PRIMARY));
+        }
+        return primaryNode;
+    }
+
+    private InstrumentGroupRTIndicator binary(String name, String a, String b, int op,
+                                              BiFunction<Double, Double, ? extends Number> fn) {
+        return publish(name, new Node.DerivedNode(name, new Ops.Binary(require(a), require(b), op, fn)), false);
+    }
+
+    private InstrumentGroupRTIndicator test(String name, String source, int op, double v, DoublePredicate p) {
+        return publish(name, new Node.DerivedNode(name, new Ops.Test(require(source), op, v, p)), false);
+    }
+
+    private InstrumentGroupRTIndicator running(String name, String source, int mode) {
+        return publish(name, new Node.ChainNode(name, new Ops.Running(mode), require(source)), false);
+    }
+
+    private InstrumentGroupRTIndicator transform(String name, String source, int op, double p1, double p2,
+                                                 DoublePredicate p) {
+        Ops.Transform t = new Ops.Transform(require(source), op, p1, p2, p);
+        return publish(name, new Node.DerivedNode(name, t), name.equals(source));
+    }
+
+    private Node append(Node n) {
+        if (nodeCount == nodes.length) {
+            nodes = Arrays.copyOf(nodes, nodeCount * 2);
+        }
+        nodes[nodeCount++] = n;
+        return n;
+    }
+
+    private InstrumentGroupRTIndicator publish(String name, Node n, boolean rebind) {
+        checkName(name);
+        Node old = byName.get(name);
+        if (old != null && !rebind) {
+            StrategyInternals.notices(owner).add("indicator '" + name + "' was registered twice on " + instrument
+                    + "; the later registration wins");
+        }
+        append(n);
+        byName.put(name, n);
+        if (n.ind instanceof AbstractRTIndicator && n.ind.getId() == null) {
+            ((AbstractRTIndicator) n.ind).withId(name);
+        }
+        lastName = name;
+        return this;
+    }
+
+    private Node require(String name) {
+        Node n = name == null ? null : byName.get(name);
+        if (n == null) {
+            throw new IllegalArgumentException("no indicator named '" + name + "' on " + instrument
+                    + "; registered: " + new ArrayList<>(byName.keySet()));
+        }
+        return n;
+    }
+
+    private static void checkName(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("an indicator name must not be empty");
+        }
+    }
+
+    private static String capitalize(String s) {
+        if (s == null || s.isEmpty()) {
+            return String.valueOf(s);
+        }
+        return Character.toUpperCase(s.charAt(0)) + s.substring(1);
+    }
+
+    /** {@code 2} and {@code 2.0} → {@code "2"}; {@code 2.5} → {@code "2.5"}. */
+    static String formatNumber(double k) {
+        if (k == Math.rint(k) && Math.abs(k) < 1e15) {
+            return Long.toString((long) k);
+        }
+        if (Double.isNaN(k) || Double.isInfinite(k)) {
+            return Double.toString(k);
+        }
+        return BigDecimal.valueOf(k).stripTrailingZeros().toPlainString();
+    }
+}
