@@ -76,7 +76,19 @@ final class DeclaredProperties {
         this.scanNotices = scanNotices;
     }
 
+    private static final ClassValue<DeclaredProperties> CACHE = new ClassValue<>() {
+        @Override
+        protected DeclaredProperties computeValue(Class<?> type) {
+            return doScan(type);
+        }
+    };
+
+    /** The declarations of {@code cls} (scanned once per class, then cached). */
     static DeclaredProperties scan(Class<?> cls) {
+        return CACHE.get(cls);
+    }
+
+    private static DeclaredProperties doScan(Class<?> cls) {
         ArrayDeque<Class<?>> chain = new ArrayDeque<>();
         for (Class<?> c = cls; c != null && c != Object.class && !isEngineClass(c); c = c.getSuperclass()) {
             chain.addFirst(c);
@@ -99,7 +111,7 @@ final class DeclaredProperties {
                 }
             }
         }
-        return new DeclaredProperties(new ArrayList<>(byName.values()), notices);
+        return new DeclaredProperties(List.copyOf(byName.values()), List.copyOf(notices));
     }
 
     private static void add(Map<String, Prop> byName, List<String> notices, Prop p) {

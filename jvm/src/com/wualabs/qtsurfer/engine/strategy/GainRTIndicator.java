@@ -2,7 +2,6 @@ package com.wualabs.qtsurfer.engine.strategy;
 
 import com.wualabs.qtsurfer.engine.indicators.core.BaseRTIndicator;
 import com.wualabs.qtsurfer.engine.indicators.core.RTIndicator;
-import com.wualabs.qtsurfer.engine.strategy.DisplayHint;
 
 /**
  * Counts consecutive updates in which the input rose ({@code x > previous}). A fall resets the count to 0;

@@ -35,7 +35,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Data types, properties, signals, store, cross detector, version, logger, harness behaviour, removed names. */
+/**
+ * Data types, properties, signals, store, cross detector, version, logger, harness behaviour, removed names.
+ * Long because each area needs its own small test strategies; the sections follow {@link #run()}.
+ */
 final class ApiChecks {
 
     static final Instrument BTC = new Instrument("BTC", "USDT");
@@ -55,6 +58,47 @@ final class ApiChecks {
         harness();
         crossInstrument();
         removedNames();
+        uniqueSimpleNames();
+    }
+
+    /**
+     * Generated QTScript code wildcard-imports every engine package plus the allowed JDK ones: no two public
+     * engine types may share a simple name, nor clash with a type of those JDK packages.
+     */
+    static void uniqueSimpleNames() throws Exception {
+        String jar = EngineVersion.class.getProtectionDomain().getCodeSource().getLocation().getPath();
+        Map<String, String> seen = new LinkedHashMap<>();
+        String[] jdk = {"java.lang.", "java.util.", "java.util.function.", "java.util.stream.", "java.util.regex.",
+                "java.util.concurrent.atomic.", "java.time.", "java.time.format.", "java.time.temporal.", "java.math.",
+                "java.text."};
+        int checked = 0;
+        try (java.util.jar.JarFile jf = new java.util.jar.JarFile(jar)) {
+            for (java.util.jar.JarEntry e : java.util.Collections.list(jf.entries())) {
+                String n = e.getName();
+                if (!n.startsWith("com/wualabs/qtsurfer/engine/") || !n.endsWith(".class") || n.contains("$")) {
+                    continue;
+                }
+                String fqcn = n.substring(0, n.length() - 6).replace('/', '.');
+                Class<?> c = Class.forName(fqcn);
+                if (!java.lang.reflect.Modifier.isPublic(c.getModifiers())) {
+                    continue;
+                }
+                checked++;
+                String simple = c.getSimpleName();
+                String prev = seen.put(simple, fqcn);
+                Check.isTrue(prev == null, "public simple name " + simple + " used twice: " + prev + ", " + fqcn);
+                for (String pkg : jdk) {
+                    try {
+                        Class<?> clash = Class.forName(pkg + simple);
+                        Check.isFalse(java.lang.reflect.Modifier.isPublic(clash.getModifiers()),
+                                fqcn + " clashes with " + clash.getName());
+                    } catch (ClassNotFoundException ok) {
+                        // no clash
+                    }
+                }
+            }
+        }
+        Check.isTrue(checked > 90, "public engine types found in the jar: " + checked);
     }
 
     // ------------------------------------------------------------------ data types

@@ -4,7 +4,8 @@ import java.util.Arrays;
 
 /**
  * Straightforward batch references for every indicator: each value is recomputed from the input arrays
- * (sums over the window, textbook recurrences), never incrementally. NaN marks "not ready".
+ * (sums over the window, textbook recurrences), never incrementally. NaN marks "not ready". One function
+ * per indicator, kept in one file (hence its length) so that the formulas read side by side.
  */
 final class Ref {
 

@@ -13,7 +13,7 @@ public final class GroupDriver {
                               double askSize, double open, double high, double low, double last, double vwap,
                               double volume, double quoteVolume, double percentChange) {
         g.frame.ticker(bid, bidSize, ask, askSize, open, high, low, last, vwap, volume, quoteVolume, percentChange);
-        g.beforeEvent(ts);
+        g.windows.beforeEvent(ts);
         g.stepAll();
     }
 
@@ -21,14 +21,14 @@ public final class GroupDriver {
     public static void kline(InstrumentGroupRTIndicator g, long openTs, long closeTs, double open, double high,
                              double low, double close, double volume) {
         g.frame.kline(open, high, low, close, volume);
-        g.beforeEvent(openTs);
+        g.windows.beforeEvent(openTs);
         g.stepAll();
-        g.afterBar(closeTs == Long.MAX_VALUE ? closeTs : closeTs + 1);
+        g.windows.afterBar(closeTs == Long.MAX_VALUE ? closeTs : closeTs + 1);
     }
 
     public static void funding(InstrumentGroupRTIndicator g, long ts, double rate, double markPrice) {
         g.frame.funding(rate, markPrice);
-        g.beforeEvent(ts);
+        g.windows.beforeEvent(ts);
         g.stepAll();
     }
 }

@@ -51,9 +51,7 @@ public final class InstrumentGroupRTIndicator {
 
     private Node[] nodes = new Node[8];
     private int nodeCount;
-    private Window[] windows = new Window[2];
-    private int windowCount;
-    private long nextDue = Long.MAX_VALUE;
+    final WindowSet windows = new WindowSet(this);
     private final LinkedHashMap<String, Node> byName = new LinkedHashMap<>();
     private Node primaryNode;
     private String lastName;
@@ -236,6 +234,10 @@ public final class InstrumentGroupRTIndicator {
         return gain("gain" + capitalize(source), source, true);
     }
 
+    public InstrumentGroupRTIndicator gain(String name, String source) {
+        return gain(name, source, true);
+    }
+
     public InstrumentGroupRTIndicator gain(String name, String source, boolean resetPeriodsOnSustain) {
         return publish(name, new Node.ChainNode(name, new GainRTIndicator(resetPeriodsOnSustain), require(source)),
                 false);
@@ -243,6 +245,10 @@ public final class InstrumentGroupRTIndicator {
 
     public InstrumentGroupRTIndicator loss(String source) {
         return loss("loss" + capitalize(source), source, true);
+    }
+
+    public InstrumentGroupRTIndicator loss(String name, String source) {
+        return loss(name, source, true);
     }
 
     public InstrumentGroupRTIndicator loss(String name, String source, boolean resetPeriodsOnSustain) {
@@ -396,7 +402,7 @@ public final class InstrumentGroupRTIndicator {
 
     /** Calls {@code listener} each time a window of {@code period} on {@code indicatorName} closes. */
     public InstrumentGroupRTIndicator window(String indicatorName, WindowTime period, AbstractWindowListener listener) {
-        return window(indicatorName, Objects.requireNonNull(period, "period").getMillis(), listener);
+        return registerWindow(indicatorName, Objects.requireNonNull(period, "period").getMillis(), listener);
     }
 
     /** As {@link #window(String, WindowTime, AbstractWindowListener)} with any duration of at least 1 ms. */
@@ -408,7 +414,7 @@ public final class InstrumentGroupRTIndicator {
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException("window period too long: " + period);
         }
-        return window(indicatorName, ms, listener);
+        return registerWindow(indicatorName, ms, listener);
     }
 
     /** A builder: {@code window().windowTime(WindowTime.m5).indicator("rsi14").listener(l).build()}. */
@@ -416,62 +422,14 @@ public final class InstrumentGroupRTIndicator {
         return new WindowBuilder(this);
     }
 
-    private InstrumentGroupRTIndicator window(String indicatorName, long periodMillis, AbstractWindowListener listener) {
+    InstrumentGroupRTIndicator registerWindow(String indicatorName, long periodMillis, AbstractWindowListener listener) {
         Objects.requireNonNull(listener, "listener");
         if (periodMillis < 1) {
             throw new IllegalArgumentException("window period must be at least 1 ms, got " + periodMillis + " ms");
         }
-        Node watched = require(indicatorName);
-        if (windowCount == windows.length) {
-            windows = Arrays.copyOf(windows, windowCount * 2);
-        }
-        windows[windowCount++] = new Window(watched, periodMillis, listener);
+        windows.add(new Window(require(indicatorName), periodMillis, listener));
         listener.markWindowRegistered();
-        nextDue = Long.MIN_VALUE;
         return this;
-    }
-
-    /** Builder returned by {@link #window()}. */
-    public static final class WindowBuilder {
-        private final InstrumentGroupRTIndicator group;
-        private long periodMillis = WindowTime.s1.getMillis();
-        private String indicator;
-        private AbstractWindowListener listener;
-
-        WindowBuilder(InstrumentGroupRTIndicator group) {
-            this.group = group;
-        }
-
-        public WindowBuilder windowTime(WindowTime windowTime) {
-            this.periodMillis = windowTime.getMillis();
-            return this;
-        }
-
-        public WindowBuilder duration(Duration duration) {
-            this.periodMillis = duration.toMillis();
-            return this;
-        }
-
-        public WindowBuilder indicator(String indicatorName) {
-            this.indicator = indicatorName;
-            return this;
-        }
-
-        public WindowBuilder listener(AbstractWindowListener windowListener) {
-            this.listener = windowListener;
-            return this;
-        }
-
-        /** Registers the window and returns the group. */
-        public InstrumentGroupRTIndicator build() {
-            if (indicator == null) {
-                throw new IllegalStateException("window().indicator(name) was not set");
-            }
-            if (listener == null) {
-                throw new IllegalStateException("window().listener(listener) was not set");
-            }
-            return group.window(indicator, periodMillis, listener);
-        }
     }
 
     // ------------------------------------------------------------------ reading
@@ -519,51 +477,6 @@ public final class InstrumentGroupRTIndicator {
 
     // ------------------------------------------------------------------ engine-internal
 
-    final void beforeEvent(long t) {
-        if (t < nextDue) {
-            return;
-        }
-        int n = windowCount;
-        Window[] ws = windows;
-        long next = Long.MAX_VALUE;
-        for (int i = 0; i < n; i++) {
-            Window w = ws[i];
-            if (!w.armed) {
-                w.arm(t);
-            } else if (t >= w.end) {
-                fire(w);
-                w.arm(t);
-            }
-            if (w.end < next) {
-                next = w.end;
-            }
-        }
-        nextDue = windowCount != n ? Long.MIN_VALUE : next;
-    }
-
-    final void afterBar(long tEnd) {
-        if (tEnd < nextDue) {
-            return;
-        }
-        int n = windowCount;
-        Window[] ws = windows;
-        long next = Long.MAX_VALUE;
-        boolean unarmed = false;
-        for (int i = 0; i < n; i++) {
-            Window w = ws[i];
-            if (w.armed && tEnd >= w.end) {
-                fire(w);
-                w.armed = false;
-            }
-            if (!w.armed) {
-                unarmed = true;
-            } else if (w.end < next) {
-                next = w.end;
-            }
-        }
-        nextDue = unarmed || windowCount != n ? Long.MIN_VALUE : next;
-    }
-
     final void stepAll() {
         Node[] ns = nodes;
         int n = nodeCount;
@@ -573,14 +486,8 @@ public final class InstrumentGroupRTIndicator {
         }
     }
 
-    private void fire(Window w) {
-        double actual = w.watched.value;
-        double prev = w.lastClose;
-        w.lastClose = actual;
-        w.listener.dispatchWindowClose(store(), w.start, w.end, prev, actual);
-    }
-
-    private StateStore store() {
+    /** The instrument's store, resolved on the first window fire. */
+    StateStore store() {
         StateStore s = store;
         if (s == null) {
             s = owner.getStateStore(instrument).orElseThrow();

@@ -27,6 +27,14 @@ public final class SuperTrendRTIndicator extends BaseBarRTIndicator {
         this(null, 10, 3.0);
     }
 
+    public SuperTrendRTIndicator(int periods) {
+        this(null, periods, 3.0);
+    }
+
+    public SuperTrendRTIndicator(RTIndicator source, int periods) {
+        this(source, periods, 3.0);
+    }
+
     public SuperTrendRTIndicator(int periods, double multiplier) {
         this(null, periods, multiplier);
     }

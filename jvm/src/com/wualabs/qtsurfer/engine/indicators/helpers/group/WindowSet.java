@@ -1,0 +1,82 @@
+package com.wualabs.qtsurfer.engine.indicators.helpers.group;
+
+import java.util.Arrays;
+
+/**
+ * The windows of one group and when they fire (see {@link Window} and docs/strategy-semantics.md §7).
+ * {@link #nextDue} keeps the per-event cost at one comparison: it is the earliest period end of the armed
+ * windows, {@code Long.MIN_VALUE} while a window is unarmed, {@code Long.MAX_VALUE} without windows.
+ */
+final class WindowSet {
+
+    private final InstrumentGroupRTIndicator group;
+    private Window[] windows = new Window[2];
+    private int count;
+    private long nextDue = Long.MAX_VALUE;
+
+    WindowSet(InstrumentGroupRTIndicator group) {
+        this.group = group;
+    }
+
+    void add(Window w) {
+        if (count == windows.length) {
+            windows = Arrays.copyOf(windows, count * 2);
+        }
+        windows[count++] = w;
+        nextDue = Long.MIN_VALUE;
+    }
+
+    /** Before an event assigned to time {@code t} is applied: fires every window whose period ended. */
+    void beforeEvent(long t) {
+        if (t < nextDue) {
+            return;
+        }
+        int n = count;
+        Window[] ws = windows;
+        long next = Long.MAX_VALUE;
+        for (int i = 0; i < n; i++) {
+            Window w = ws[i];
+            if (!w.armed) {
+                w.arm(t);
+            } else if (t >= w.end) {
+                fire(w);
+                w.arm(t);
+            }
+            if (w.end < next) {
+                next = w.end;
+            }
+        }
+        nextDue = count != n ? Long.MIN_VALUE : next;
+    }
+
+    /** After a bar whose data reaches {@code tEnd} (exclusive) was applied: fires the windows it completed. */
+    void afterBar(long tEnd) {
+        if (tEnd < nextDue) {
+            return;
+        }
+        int n = count;
+        Window[] ws = windows;
+        long next = Long.MAX_VALUE;
+        boolean unarmed = false;
+        for (int i = 0; i < n; i++) {
+            Window w = ws[i];
+            if (w.armed && tEnd >= w.end) {
+                fire(w);
+                w.armed = false;
+            }
+            if (!w.armed) {
+                unarmed = true;
+            } else if (w.end < next) {
+                next = w.end;
+            }
+        }
+        nextDue = unarmed || count != n ? Long.MIN_VALUE : next;
+    }
+
+    private void fire(Window w) {
+        double actual = w.watched.value;
+        double prev = w.lastClose;
+        w.lastClose = actual;
+        w.listener.dispatchWindowClose(group.store(), w.start, w.end, prev, actual);
+    }
+}

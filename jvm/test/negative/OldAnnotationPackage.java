@@ -1,0 +1,5 @@
+// expect: annotation
+import com.wualabs.qtsurfer.engine.strategy.annotation.StrategyProperty;
+
+public class OldAnnotationPackage {
+}

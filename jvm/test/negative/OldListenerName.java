@@ -1,0 +1,5 @@
+// expect: AbstractOnChangeListener
+import com.wualabs.qtsurfer.engine.strategy.AbstractOnChangeListener;
+
+public class OldListenerName {
+}

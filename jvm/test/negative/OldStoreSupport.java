@@ -1,0 +1,5 @@
+// expect: StateStoreSupport
+import com.wualabs.qtsurfer.engine.core.state.StateStoreSupport;
+
+public class OldStoreSupport {
+}
