@@ -174,7 +174,10 @@ def test_other_users_strategies_answer_404(live_server: LiveServer) -> None:
     headers = {"Authorization": f"Bearer {intruder.token.access_token}"}  # type: ignore[union-attr]
     base = f"{live_server.base_url}/strategy/{strategy_id}"
     for method, url in (
-        ("GET", base), ("GET", f"{base}/code"), ("POST", f"{base}/validate"), ("DELETE", base),
+        ("GET", base),
+        ("GET", f"{base}/code"),
+        ("POST", f"{base}/validate"),
+        ("DELETE", base),
     ):
         response = httpx.request(method, url, headers=headers)
         assert response.status_code == 404, (method, url)
@@ -189,7 +192,9 @@ def test_qtscript_syntax_errors_give_400_with_line_and_column(alice: Authenticat
     assert "Line 4, Column 7:" in str(failure.value)
 
 
-def test_javac_error_inside_qtscript_body_maps_to_the_users_line(alice: AuthenticatedSession) -> None:
+def test_javac_error_inside_qtscript_body_maps_to_the_users_line(
+    alice: AuthenticatedSession,
+) -> None:
     with pytest.raises(QTSCompileError) as failure:
         alice.compile_strategy(source("java_error.qts"))
     assert "Line 4, Column 15:" in str(failure.value)
@@ -197,7 +202,7 @@ def test_javac_error_inside_qtscript_body_maps_to_the_users_line(alice: Authenti
 
 def test_java_compile_error_gives_400_and_registers_nothing(live_server: LiveServer) -> None:
     session = _session(live_server, "strategy-broken")
-    broken = source("ema_cross.java").replace("private int slow = 21;", "private int slow = \"x\";")
+    broken = source("ema_cross.java").replace("private int slow = 21;", 'private int slow = "x";')
     with pytest.raises(QTSCompileError) as failure:
         session.compile_strategy(broken)
     assert failure.value.status == 400
@@ -208,8 +213,11 @@ def test_java_compile_error_gives_400_and_registers_nothing(live_server: LiveSer
 
 @pytest.mark.parametrize(
     ("name", "fragment"),
-    [("unknown_indicator.qts", "noSuchIndicator"), ("runtime_error.qts", "QTS line 5"),
-     ("throws_at_runtime.java", "ArrayIndexOutOfBounds")],
+    [
+        ("unknown_indicator.qts", "noSuchIndicator"),
+        ("runtime_error.qts", "QTS line 5"),
+        ("throws_at_runtime.java", "ArrayIndexOutOfBounds"),
+    ],
 )
 def test_strategies_that_cannot_run_fail_validation_with_notices(
     alice: AuthenticatedSession, name: str, fragment: str
