@@ -116,6 +116,14 @@ class Settings(BaseSettings):
     validation_workers: int = Field(default=1, ge=1)
     run_cpu_limit_seconds: float = Field(default=60.0, gt=0)
 
+    # Jobs.
+    dask_scheduler: str = ""  # tcp://host:8786 uses an existing cluster; empty = LocalCluster
+    dask_workers: int = Field(default=0, ge=0)  # LocalCluster workers; 0 = one per core
+    max_queued_jobs: int = Field(default=1000, ge=1)
+    max_active_prepares_per_user: int = Field(default=8, ge=1)
+    prepare_lookback_days: int = Field(default=1825, ge=1)
+    low_activity_rows: int = Field(default=60, ge=1)
+
     tiers: dict[str, TierLimits] = Field(default_factory=lambda: dict(DEFAULT_TIERS))
 
     @field_validator("tiers", mode="before")

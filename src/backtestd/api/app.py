@@ -9,8 +9,8 @@ from fastapi import APIRouter, FastAPI
 
 from backtestd.api.body_limit import BodyLimitMiddleware
 from backtestd.api.errors import install_error_handlers
-from backtestd.api.routes import account, auth, market, strategies
-from backtestd.services.container import Services, build_services
+from backtestd.api.routes import account, auth, backtests, market, strategies
+from backtestd.services.container import Services, build_services, start_executor
 from backtestd.settings import Settings
 
 API_PREFIX = "/v1"
@@ -24,6 +24,9 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         owned = services is None
         app.state.services = services or build_services(settings)
         app.state.services.strategies.resume_pending()
+        if app.state.services.backtests.executor is None:
+            app.state.services.backtests.executor = start_executor(settings)
+        app.state.services.backtests.resume_unfinished()
         try:
             yield
         finally:
@@ -40,7 +43,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     v1 = APIRouter(prefix=API_PREFIX)
-    for module in (auth, account, market, strategies):
+    for module in (auth, account, market, strategies, backtests):
         v1.include_router(module.router)
     app.include_router(v1)
     install_error_handlers(app)

@@ -1,10 +1,10 @@
-"""The ``backtestd`` command: serve, apikey, ingest, bench."""
+"""The ``backtestd`` command: serve, worker, apikey, ingest, bench."""
 
 from __future__ import annotations
 
 import typer
 
-from backtestd.cli import apikey, bench, ingest, serve
+from backtestd.cli import apikey, bench, ingest, serve, worker
 
 app = typer.Typer(
     help="backtestd: a self-hostable strategy backtesting service.",
@@ -16,3 +16,4 @@ app.command("serve")(serve.serve)
 app.add_typer(apikey.app, name="apikey")
 app.command("ingest")(ingest.ingest)
 app.add_typer(bench.app, name="bench")
+app.command("worker")(worker.worker)

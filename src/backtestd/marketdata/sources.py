@@ -5,10 +5,11 @@ A source is anything with this shape; ingested exchanges have no source, only st
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
-from backtestd.domain.marketdata import DataKind, HourFrame, Instrument
+from backtestd.domain.marketdata import DataKind, HourFrame, Instrument, hour_start
+from backtestd.settings import Settings
 
 
 class GeneratingSource(Protocol):
@@ -25,3 +26,14 @@ class GeneratingSource(Protocol):
     ) -> bool: ...
 
     def generate(self, instrument: Instrument, kind: DataKind, hour: datetime) -> HourFrame: ...
+
+
+def build_sources(settings: Settings) -> dict[str, GeneratingSource]:
+    """The generating sources this deployment serves (``sim`` unless disabled)."""
+    if not settings.sim_enabled:
+        return {}
+    from backtestd.marketdata.sim.generator import SimExchange
+
+    start = hour_start(datetime.now(UTC) - timedelta(days=settings.sim_coverage_days))
+    sim = SimExchange(coverage_start=start, seed=settings.sim_seed)
+    return {sim.exchange_id: sim}

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 
-from backtestd.domain.marketdata import hour_start
+from backtestd.jobs.executors.base import JobExecutor
 from backtestd.marketdata.catalogue import Catalogue
-from backtestd.marketdata.sources import GeneratingSource
+from backtestd.marketdata.sources import build_sources
 from backtestd.marketdata.store import HourlyStore
 from backtestd.services.accounts import AccountService
 from backtestd.services.auth import AuthService, load_or_create_secret
+from backtestd.services.backtests import BacktestService
 from backtestd.services.market import MarketService
 from backtestd.services.rate_limit import RateLimiter
+from backtestd.services.signed_urls import SignedUrls
 from backtestd.services.strategies import StrategyService
 from backtestd.services.validation import DryRunner
 from backtestd.settings import Settings
@@ -39,21 +40,15 @@ class Services:
     engines: EnginePool
     background: ThreadPoolExecutor
     strategies: StrategyService
+    backtests: BacktestService
+    signed_urls: SignedUrls
 
     def close(self) -> None:
+        if self.backtests.executor is not None:
+            self.backtests.executor.close()
         self.background.shutdown(wait=False, cancel_futures=True)
         self.engines.close()
         self.database.dispose()
-
-
-def build_sources(settings: Settings) -> dict[str, GeneratingSource]:
-    if not settings.sim_enabled:
-        return {}
-    from backtestd.marketdata.sim.generator import SimExchange
-
-    start = hour_start(datetime.now(UTC) - timedelta(days=settings.sim_coverage_days))
-    sim = SimExchange(coverage_start=start, seed=settings.sim_seed)
-    return {sim.exchange_id: sim}
 
 
 def build_services(settings: Settings) -> Services:
@@ -64,7 +59,8 @@ def build_services(settings: Settings) -> Services:
     sources = build_sources(settings)
     store = HourlyStore(objects, database, sources)
     catalogue = Catalogue(database, sources)
-    auth = AuthService(settings, database, load_or_create_secret(settings), RateLimiter())
+    secret = load_or_create_secret(settings)
+    auth = AuthService(settings, database, secret, RateLimiter())
     engines = EnginePool(
         settings.engine_hosts,
         HostConfig(heap_mb=settings.engine_heap_mb, run_cpu_limit_s=settings.run_cpu_limit_seconds),
@@ -86,4 +82,13 @@ def build_services(settings: Settings) -> Services:
         engines=engines,
         background=background,
         strategies=strategies,
+        backtests=BacktestService(settings, database, catalogue),
+        signed_urls=SignedUrls(objects, secret),
     )
+
+
+def start_executor(settings: Settings) -> JobExecutor:
+    """The Dask executor (a LocalCluster, or the scheduler in ``BACKTESTD_DASK_SCHEDULER``)."""
+    from backtestd.jobs.executors.dask import DaskExecutor
+
+    return DaskExecutor(settings)

@@ -1,1 +1,1 @@
-"""jobs.executors layer."""
+"""Where jobs run: Dask (LocalCluster or an existing cluster) or inline threads (tests)."""

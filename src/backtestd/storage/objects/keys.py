@@ -4,6 +4,8 @@ Layout::
 
     marketdata/{exchange}/{kind}/{SYMBOL}/{YYYY-MM-DD}/{HH}.lastra
         SYMBOL is BASE_QUOTE for spot and BASE_QUOTE_SETTLE for perpetuals.
+    prepared/{prepare job id}/{column}.bin     raw little-endian columns, then manifest.json
+    signals/{user}/{execute job id}.parquet    stored signals of one execution
 """
 
 from __future__ import annotations
@@ -27,3 +29,17 @@ def market_hour_key(
         f"marketdata/{exchange_id}/{kind.value}/{symbol_path(instrument)}/"
         f"{hour:%Y-%m-%d}/{hour:%H}.lastra"
     )
+
+
+def prepared_column_key(job_id: str, column: str) -> str:
+    """One raw little-endian column of a prepared dataset (memory-mapped by the engine)."""
+    return f"prepared/{job_id}/{column}.bin"
+
+
+def prepared_manifest_key(job_id: str) -> str:
+    """Written last: a prepared dataset exists once its manifest does."""
+    return f"prepared/{job_id}/manifest.json"
+
+
+def signals_key(user_id: str, job_id: str) -> str:
+    return f"signals/{user_id}/{job_id}.parquet"

@@ -1,0 +1,163 @@
+"""Backtest routes: prepare, prepare state, execute, result, cancel; signed signal files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from backtestd.api.deps import PrincipalDep, ServicesDep
+from backtestd.api.schemas.backtests import (
+    AcceptedJob,
+    BacktestJobResult,
+    CancelBacktestResponse,
+    ExecuteBacktestBody,
+    PrepareJobState,
+    PrepareRequest,
+)
+from backtestd.api.schemas.common import ResponseError
+from backtestd.domain.jobs import JobRecord
+from backtestd.services.backtests import ExecuteInput, PrepareInput
+
+router = APIRouter(tags=["backtesting"], responses={401: {"model": ResponseError}})
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ResponseError},
+    404: {"model": ResponseError},
+    429: {"model": ResponseError},
+}
+BASE = "/backtest/{exchangeId}/{type}"
+
+
+def _iso(value: Any) -> str | None:
+    return None if value is None else value.isoformat().replace("+00:00", "Z")
+
+
+def job_state(job: JobRecord) -> dict[str, Any]:
+    instrument = str(job.spec.get("instrument", "")).lower()
+    return {
+        "contextId": f"jctx:{job.data_type}:{job.user_id}:{job.exchange_id}:{job.job_id}"
+        + (f":{instrument}" if instrument else ""),
+        "status": job.status.value,
+        "statusDetail": job.status_detail,
+        "size": job.size,
+        "completed": job.completed,
+        "startTime": _iso(job.start_time),
+        "endTime": _iso(job.end_time),
+    }
+
+
+@router.post(
+    f"{BASE}/prepare",
+    status_code=202,
+    response_model=AcceptedJob,
+    responses=_ERRORS,
+    summary="Prepare market data over a date range",
+)
+def prepare(
+    exchangeId: str, type: str, body: PrepareRequest, principal: PrincipalDep, services: ServicesDep
+) -> AcceptedJob:
+    job_id = services.backtests.prepare(
+        principal,
+        exchangeId,
+        type,
+        PrepareInput(body.from_, body.to, body.instrument, body.cadence, body.datasetId),
+    )
+    return AcceptedJob(jobId=job_id)
+
+
+@router.get(
+    f"{BASE}/prepare/{{jobId}}",
+    response_model=PrepareJobState,
+    responses=_ERRORS,
+    summary="State and coverage of a prepare job",
+)
+def prepare_state(
+    exchangeId: str, type: str, jobId: str, principal: PrincipalDep, services: ServicesDep
+) -> JSONResponse:
+    job = services.backtests.prepare_state(principal, exchangeId, type, jobId)
+    body = job_state(job)
+    if job.status.terminal:
+        body.update({k: v for k, v in job.result.items() if v is not None or k.startswith("data")})
+        body.setdefault("dataFrom", None)
+        body.setdefault("dataTo", None)
+    return JSONResponse(body)
+
+
+@router.post(
+    f"{BASE}/execute",
+    status_code=202,
+    response_model=AcceptedJob,
+    responses=_ERRORS,
+    summary="Run a registered strategy over a prepared dataset",
+)
+def execute(
+    exchangeId: str,
+    type: str,
+    body: ExecuteBacktestBody,
+    principal: PrincipalDep,
+    services: ServicesDep,
+) -> AcceptedJob:
+    job_id = services.backtests.execute(
+        principal,
+        exchangeId,
+        type,
+        ExecuteInput(
+            prepare_job_id=body.prepareJobId,
+            strategy_id=body.strategyId,
+            store_signals=body.storeSignals,
+            equity_curve=body.equityCurve.model_dump(exclude_none=True)
+            if body.equityCurve
+            else None,
+            base_config=body.baseConfig.model_dump(exclude_none=True) if body.baseConfig else None,
+            params=body.params,
+        ),
+    )
+    return AcceptedJob(jobId=job_id)
+
+
+@router.get(
+    f"{BASE}/execute/{{jobId}}",
+    response_model=BacktestJobResult,
+    responses={202: {"description": "not ready yet; keep polling"}, **_ERRORS},
+    summary="Result of a backtest (202 while it runs)",
+)
+def execute_result(
+    exchangeId: str,
+    type: str,
+    jobId: str,
+    request: Request,
+    principal: PrincipalDep,
+    services: ServicesDep,
+) -> JSONResponse:
+    job = services.backtests.execute_state(principal, exchangeId, type, jobId)
+    if not job.status.terminal:
+        return JSONResponse({}, status_code=202)
+    results = dict(job.result)
+    key = results.pop("signalsKey", None)
+    if key:
+        results["signalsUrl"] = services.signed_urls.url_for(str(request.base_url), key)
+    results.setdefault("hostName", "")
+    results.setdefault("iops", 0)
+    results.setdefault("strategyId", f"strategy:{job.user_id}:{job.spec.get('strategyId', '')}")
+    results.setdefault("instrument", "")
+    return JSONResponse({"results": results, "state": job_state(job)})
+
+
+@router.delete(
+    f"{BASE}/execute/{{jobId}}",
+    response_model=CancelBacktestResponse,
+    responses=_ERRORS,
+    summary="Cancel a backtest",
+)
+def cancel_execute(
+    exchangeId: str, type: str, jobId: str, principal: PrincipalDep, services: ServicesDep
+) -> CancelBacktestResponse:
+    services.backtests.cancel_execute(principal, exchangeId, type, jobId)
+    return CancelBacktestResponse(jobId=jobId)
+
+
+@router.get("/files/{key:path}", include_in_schema=False)
+def signed_file(key: str, expires: int, sig: str, services: ServicesDep) -> Response:
+    content = services.signed_urls.read(key, expires, sig)
+    return Response(content, media_type="application/vnd.apache.parquet")

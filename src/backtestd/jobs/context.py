@@ -1,0 +1,55 @@
+"""Everything a job handler needs on a worker, built once per worker process.
+
+A Dask worker process receives only the settings (as JSON) with each task; the first task in
+the process builds the database engine, object store, hourly store and a warm engine host, and
+later tasks reuse them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from backtestd.marketdata.sources import build_sources
+from backtestd.marketdata.store import HourlyStore
+from backtestd.settings import Settings
+from backtestd.storage.db.engine import Database
+from backtestd.storage.objects.store import LocalObjectStore
+from backtestd.strategy.jvm import EnginePool, HostConfig
+
+
+@dataclass
+class WorkerContext:
+    settings: Settings
+    database: Database
+    objects: LocalObjectStore
+    store: HourlyStore
+    engines: EnginePool
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+
+
+_contexts: dict[str, WorkerContext] = {}
+_lock = threading.Lock()
+
+
+def context_for(settings_json: str, build: Callable[[Settings], WorkerContext]) -> WorkerContext:
+    """The process-wide context for these settings (built on first use)."""
+    with _lock:
+        context = _contexts.get(settings_json)
+        if context is None:
+            context = build(Settings.model_validate_json(settings_json))
+            _contexts[settings_json] = context
+        return context
+
+
+def build_worker_context(settings: Settings) -> WorkerContext:
+    database = Database(settings.resolved_database_url)
+    objects = LocalObjectStore(settings.resolved_object_store_dir)
+    store = HourlyStore(objects, database, build_sources(settings))
+    engines = EnginePool(
+        1,
+        HostConfig(heap_mb=settings.engine_heap_mb, run_cpu_limit_s=settings.run_cpu_limit_seconds),
+    )
+    return WorkerContext(settings, database, objects, store, engines)

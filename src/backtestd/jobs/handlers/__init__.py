@@ -1,0 +1,1 @@
+"""What a worker does for each job kind."""

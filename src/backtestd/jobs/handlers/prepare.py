@@ -1,0 +1,107 @@
+"""Prepare: read the hourly store over ``[from, to)`` and publish one immutable dataset.
+
+The dataset is a set of raw little-endian column files in the engine's feed layout plus a
+manifest, written last: execute and sweep map the columns directly and never read raw hours.
+Coverage is reported per hour (``hoursWithoutData`` with a rationale).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+
+from backtestd.domain.jobs import JobRecord
+from backtestd.domain.marketdata import DataKind, HourFrame, Instrument, hour_start, hours_between
+from backtestd.engine.coverage import coverage_of
+from backtestd.engine.prepare import assemble
+from backtestd.jobs.context import WorkerContext
+from backtestd.jobs.progress import JobProgress
+from backtestd.storage.objects.keys import prepared_column_key, prepared_manifest_key
+from backtestd.strategy.jvm import FEED_COLUMNS, FeedKind
+
+KIND_BY_TYPE = {"ticker": DataKind.TICKERS, "kline": DataKind.KLINES, "funding": DataKind.FUNDING}
+PROGRESS_EVERY_HOURS = 24
+
+
+def _clip(frame: HourFrame, from_ms: int, to_ms: int) -> HourFrame:
+    ts = frame.columns["ts"]
+    keep = (ts >= from_ms) & (ts < to_ms)
+    if bool(keep.all()):
+        return frame
+    return HourFrame(frame.kind, frame.hour, {k: v[keep] for k, v in frame.columns.items()})
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
+
+
+def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
+    spec = job.spec
+    start = datetime.fromisoformat(spec["from"])
+    end = datetime.fromisoformat(spec["to"])
+    instrument = Instrument.parse(spec["instrument"])
+    kind = KIND_BY_TYPE[job.data_type]
+    last_hour = hour_start(end) if end > hour_start(end) else hour_start(end) - timedelta(hours=1)
+    hours = hours_between(start, last_hour + timedelta(hours=1))
+    from_ms, to_ms = int(start.timestamp() * 1000), int(end.timestamp() * 1000)
+    progress.size(len(hours))
+    frames: list[HourFrame] = []
+    rows: list[int | None] = []
+    for index, hour in enumerate(hours):
+        if index % PROGRESS_EVERY_HOURS == 0:
+            progress.update(index)
+        frame = ctx.store.read_frame(job.exchange_id, instrument, kind, hour)
+        if frame is None:
+            rows.append(None)
+            continue
+        clipped = _clip(frame, from_ms, to_ms)
+        rows.append(clipped.rows)
+        if clipped.rows:
+            frames.append(clipped)
+    progress.update(len(hours))
+    cadence_ms = int(spec["cadenceMs"])
+    columns = assemble(job.data_type, frames, cadence_ms)
+    first_ts = int(frames[0].columns["ts"][0]) if frames else None
+    last_ts = int(frames[-1].columns["ts"][-1]) if frames else None
+    coverage = coverage_of(
+        hours,
+        rows,
+        low_activity_rows=ctx.settings.low_activity_rows,
+        first_ts=first_ts,
+        last_ts=last_ts,
+        kind=job.data_type,
+    )
+    feed = FeedKind(job.data_type)
+    for name in FEED_COLUMNS[feed]:
+        data = np.ascontiguousarray(columns[name]).astype(
+            "<i8" if columns[name].dtype.kind == "i" else "<f8", copy=False
+        )
+        ctx.objects.put(prepared_column_key(job.job_id, name), data.tobytes())
+    state = {
+        "dataFrom": _iso(coverage.data_from),
+        "dataTo": _iso(coverage.data_to),
+        "coverageRatio": coverage.ratio,
+        "totalHours": coverage.total_hours,
+        "hoursWithData": coverage.hours_with_data,
+        "hoursWithoutData": [
+            {"hour": _iso(g.hour), "expected": g.expected, "rationale": g.rationale}
+            for g in coverage.without_data
+        ],
+    }
+    manifest = {
+        "jobId": job.job_id,
+        "type": job.data_type,
+        "exchange": job.exchange_id,
+        "instrument": instrument.symbol,
+        "from": spec["from"],
+        "to": spec["to"],
+        "cadence": spec["cadence"],
+        "cadenceMs": cadence_ms,
+        "rows": int(len(columns["ts"])),
+        "columns": list(FEED_COLUMNS[feed]),
+    }
+    ctx.objects.put(prepared_manifest_key(job.job_id), json.dumps(manifest).encode())
+    return state

@@ -1,0 +1,36 @@
+"""Progress and cancellation as seen from inside a running job."""
+
+from __future__ import annotations
+
+from backtestd.storage.db.engine import Database
+from backtestd.storage.db.repositories.jobs import JobRepository
+
+
+class JobCancelled(Exception):
+    """Raised inside a handler when the job's cancellation was requested."""
+
+
+class JobProgress:
+    def __init__(self, database: Database, job_id: str) -> None:
+        self._database = database
+        self._job_id = job_id
+        self._size = 0
+
+    def size(self, size: int) -> None:
+        self._size = size
+        self.update(0)
+
+    def update(self, completed: int) -> None:
+        """Record progress; raises ``JobCancelled`` when a cancel was requested meanwhile."""
+        with self._database.unit_of_work() as uow:
+            repo = JobRepository(uow.session)
+            repo.set_progress(self._job_id, self._size, completed)
+            cancelled = repo.cancel_requested(self._job_id)
+        if cancelled:
+            raise JobCancelled(self._job_id)
+
+    def check(self) -> None:
+        with self._database.unit_of_work() as uow:
+            cancelled = JobRepository(uow.session).cancel_requested(self._job_id)
+        if cancelled:
+            raise JobCancelled(self._job_id)

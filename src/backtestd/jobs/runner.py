@@ -1,0 +1,68 @@
+"""Runs one job to a terminal state; the function Dask workers execute.
+
+Every job is idempotent: a resubmitted job (after a restart or a lost worker) starts over and
+overwrites the same objects, and terminal states are final, so running it twice is harmless.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.jobs.context import WorkerContext, build_worker_context, context_for
+from backtestd.jobs.handlers.execute import ExecuteFailed, run_execute
+from backtestd.jobs.handlers.prepare import run_prepare
+from backtestd.jobs.progress import JobCancelled, JobProgress
+from backtestd.storage.db.repositories.jobs import JobRepository
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[WorkerContext, JobRecord, JobProgress], dict[str, Any]]
+HANDLERS: dict[JobKind, Handler] = {JobKind.PREPARE: run_prepare, JobKind.EXECUTE: run_execute}
+
+
+def run_job(settings_json: str, job_id: str) -> str:
+    """Dask entry point: the worker's context is built once per process."""
+    return execute_job(context_for(settings_json, build_worker_context), job_id)
+
+
+def execute_job(ctx: WorkerContext, job_id: str) -> str:
+    with ctx.database.unit_of_work() as uow:
+        repo = JobRepository(uow.session)
+        job = repo.get(job_id)
+        if job is None or job.status.terminal:
+            return job.status.value if job else "missing"
+        started = repo.mark_started(job_id, ctx.clock())
+    if not started:
+        return _finish(ctx, job_id, JobStatus.ABORTED, "cancelled before it started", {})
+    progress = JobProgress(ctx.database, job_id)
+    try:
+        result = HANDLERS[job.kind](ctx, job, progress)
+        return _finish(ctx, job_id, JobStatus.COMPLETED, None, result)
+    except JobCancelled:
+        return _finish(ctx, job_id, JobStatus.ABORTED, "cancelled on request", {})
+    except ExecuteFailed as exc:
+        return _finish(ctx, job_id, JobStatus.FAILED, str(exc), exc.results)
+    except Exception as exc:
+        log.exception("job %s failed", job_id)
+        return _finish(ctx, job_id, JobStatus.FAILED, f"internal error: {exc}", {})
+
+
+def _finish(
+    ctx: WorkerContext,
+    job_id: str,
+    status: JobStatus,
+    detail: str | None,
+    result: dict[str, Any],
+) -> str:
+    with ctx.database.unit_of_work() as uow:
+        repo = JobRepository(uow.session)
+        if repo.finish(job_id, status, ctx.clock(), detail, result):
+            return status.value
+        # Cancel wins: a job cancelled while it ran ends Aborted, with what it computed.
+        if repo.finish(job_id, JobStatus.ABORTED, ctx.clock(), "cancelled on request", result):
+            return JobStatus.ABORTED.value
+        current = repo.get(job_id)
+    return current.status.value if current else "missing"

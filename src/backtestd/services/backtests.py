@@ -1,0 +1,337 @@
+"""Backtest use cases: prepare and execute jobs, their state, cancellation and limits.
+
+Job ids are digests of the canonical request (defaults removed, numbers normalised) and the
+owner, so an identical request returns the same id and queues nothing. Submission to the
+executor happens only after the job row is committed (``after_commit``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from backtestd.domain.accounts import Principal
+from backtestd.domain.canonical import content_id, normalise
+from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.engine.cadence import resolve_cadence
+from backtestd.engine.prepare import parse_range_bound
+from backtestd.errors import InvalidInput, LimitExceeded, NotFound
+from backtestd.jobs.executors.base import JobExecutor
+from backtestd.marketdata.catalogue import Catalogue
+from backtestd.settings import Settings
+from backtestd.storage.db.engine import Database
+from backtestd.storage.db.repositories.jobs import JobRepository
+from backtestd.storage.db.repositories.strategies import StrategyRepository
+
+DATA_TYPES = ("ticker", "kline", "funding")
+RUNNABLE_TYPES = ("ticker", "kline")
+PARAM_KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
+RESERVED_PARAMS = {
+    "strategyId",
+    "storeSignals",
+    "equityCurve",
+    "backtestEnabled",
+    "backtestFakeExecution",
+}
+DEFAULT_FEE = 0.001
+DEFAULT_FUNDING = 100.0
+
+
+@dataclass(frozen=True)
+class PrepareInput:
+    from_: str
+    to: str
+    instrument: str | None
+    cadence: str | None
+    dataset_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ExecuteInput:
+    prepare_job_id: str
+    strategy_id: str
+    store_signals: bool
+    equity_curve: dict[str, Any] | None
+    base_config: dict[str, Any] | None
+    params: dict[str, Any] | None
+
+
+class BacktestService:
+    def __init__(
+        self,
+        settings: Settings,
+        database: Database,
+        catalogue: Catalogue,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._settings = settings
+        self._database = database
+        self._catalogue = catalogue
+        self._clock = clock
+        self.executor: JobExecutor | None = None
+
+    # -- prepare ------------------------------------------------------------------------
+
+    def prepare(
+        self, principal: Principal, exchange_id: str, data_type: str, request: PrepareInput
+    ) -> str:
+        self._check_path(exchange_id, data_type)
+        if exchange_id == "user":
+            raise NotFound(
+                f"dataset {request.dataset_id!r} not found: this server has no user datasets yet"
+            )
+        if not request.instrument:
+            raise InvalidInput("'instrument' is required for a managed exchange, e.g. BTC/USDT")
+        instrument = self._instrument(exchange_id, request.instrument)
+        start, end = self._range(request.from_, request.to)
+        try:
+            cadence, cadence_ms = resolve_cadence(data_type, request.cadence)
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
+        spec = {
+            "exchange": exchange_id,
+            "type": data_type,
+            "instrument": instrument,
+            "from": start.isoformat(),
+            "to": end.isoformat(),
+            "cadence": cadence,
+            "cadenceMs": cadence_ms,
+        }
+        job_id = content_id("prepare", principal.user_id, spec)
+        return self._submit(principal, JobKind.PREPARE, exchange_id, data_type, spec, job_id)
+
+    def prepare_state(
+        self, principal: Principal, exchange_id: str, data_type: str, job_id: str
+    ) -> JobRecord:
+        return self._owned(principal, exchange_id, data_type, job_id, JobKind.PREPARE)
+
+    # -- execute ------------------------------------------------------------------------
+
+    def execute(
+        self, principal: Principal, exchange_id: str, data_type: str, request: ExecuteInput
+    ) -> str:
+        self._check_path(exchange_id, data_type)
+        if data_type not in RUNNABLE_TYPES:
+            raise InvalidInput(
+                f"type {data_type!r} cannot be executed; runnable types are ticker and kline"
+            )
+        base = _base_config(request.base_config)
+        equity = _equity_options(request.equity_curve)
+        params = _params(request.params)
+        prepare = self._owned(
+            principal, exchange_id, data_type, request.prepare_job_id, JobKind.PREPARE
+        )
+        if prepare.status is not JobStatus.COMPLETED:
+            raise InvalidInput(
+                f"prepare job {prepare.job_id} is {prepare.status.value}, not Completed; poll it "
+                "until it completes before executing"
+            )
+        with self._database.unit_of_work() as uow:
+            strategy = StrategyRepository(uow.session).active_of(
+                principal.user_id, request.strategy_id
+            )
+        if strategy is None:
+            raise NotFound(f"no strategy {request.strategy_id!r}; see GET /v1/strategies")
+        spec: dict[str, Any] = {"prepareJobId": prepare.job_id, "strategyId": strategy.strategy_id}
+        if request.store_signals:
+            spec["storeSignals"] = True
+        if equity:
+            spec["equityCurve"] = equity
+        if base:
+            spec["baseConfig"] = base
+        if params:
+            spec["params"] = params
+        job_id = content_id("execute", principal.user_id, spec)
+        return self._submit(principal, JobKind.EXECUTE, exchange_id, data_type, spec, job_id)
+
+    def execute_state(
+        self, principal: Principal, exchange_id: str, data_type: str, job_id: str
+    ) -> JobRecord:
+        return self._owned(principal, exchange_id, data_type, job_id, JobKind.EXECUTE)
+
+    def cancel_execute(
+        self, principal: Principal, exchange_id: str, data_type: str, job_id: str
+    ) -> None:
+        self._owned(principal, exchange_id, data_type, job_id, JobKind.EXECUTE)
+        with self._database.unit_of_work() as uow:
+            JobRepository(uow.session).request_cancel(job_id, self._clock())
+
+    # -- recovery -----------------------------------------------------------------------
+
+    def resume_unfinished(self) -> int:
+        """Resubmit every job left New or Started by a previous process."""
+        with self._database.unit_of_work() as uow:
+            unfinished = JobRepository(uow.session).unfinished()
+        for job in unfinished:
+            self._require_executor().submit(job.job_id)
+        return len(unfinished)
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _submit(
+        self,
+        principal: Principal,
+        kind: JobKind,
+        exchange_id: str,
+        data_type: str,
+        spec: dict[str, Any],
+        job_id: str,
+    ) -> str:
+        executor = self._require_executor()
+        with self._database.unit_of_work() as uow:
+            repo = JobRepository(uow.session)
+            if repo.get(job_id) is not None:
+                return job_id
+            self._check_limits(repo, principal, kind)
+            record = JobRecord(
+                job_id=job_id,
+                user_id=principal.user_id,
+                kind=kind,
+                exchange_id=exchange_id,
+                data_type=data_type,
+                spec=normalise(spec),
+                status=JobStatus.NEW,
+                created_at=self._clock(),
+            )
+            if repo.add(record):
+                uow.after_commit(lambda: executor.submit(job_id))
+        return job_id
+
+    def _check_limits(self, repo: JobRepository, principal: Principal, kind: JobKind) -> None:
+        if repo.count_all_active() >= self._settings.max_queued_jobs:
+            raise LimitExceeded(
+                f"the job queue is full ({self._settings.max_queued_jobs} jobs waiting or "
+                "running); retry later"
+            )
+        if kind is JobKind.EXECUTE:
+            limit = self._settings.tiers[principal.tier].max_execute
+            if repo.count_active(JobKind.EXECUTE, principal.user_id) >= limit:
+                raise LimitExceeded(
+                    f"at most {limit} concurrent executions and sweeps are allowed on the "
+                    f"{principal.tier} tier; wait for one to finish or cancel one"
+                )
+        else:
+            limit = self._settings.max_active_prepares_per_user
+            if repo.count_active(JobKind.PREPARE, principal.user_id) >= limit:
+                raise LimitExceeded(
+                    f"at most {limit} prepares may be queued or running per user; wait for "
+                    "one to finish"
+                )
+
+    def _require_executor(self) -> JobExecutor:
+        if self.executor is None:
+            raise LimitExceeded("this process runs no job executor; start it with 'serve'")
+        return self.executor
+
+    def _check_path(self, exchange_id: str, data_type: str) -> None:
+        if data_type not in DATA_TYPES:
+            raise NotFound(f"no data type {data_type!r}; types are ticker, kline, funding")
+        if exchange_id != "user" and not self._catalogue.exchange_exists(exchange_id):
+            raise NotFound(f"no exchange {exchange_id!r}; see GET /v1/exchanges")
+
+    def _instrument(self, exchange_id: str, text: str) -> str:
+        base, sep, quote = text.partition("/")
+        if not sep:
+            raise InvalidInput(f"instrument {text!r} must look like BASE/QUOTE, e.g. BTC/USDT")
+        return self._catalogue.resolve(exchange_id, base, quote).symbol
+
+    def _range(self, from_text: str, to_text: str) -> tuple[datetime, datetime]:
+        try:
+            start = parse_range_bound(from_text)
+            end = parse_range_bound(to_text)
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
+        now = self._clock()
+        if end <= start:
+            raise InvalidInput(f"'to' ({to_text}) must be after 'from' ({from_text})")
+        if end > now:
+            raise InvalidInput(f"'to' ({to_text}) is in the future; the latest allowed is now")
+        oldest = now - timedelta(days=self._settings.prepare_lookback_days)
+        if start < oldest:
+            raise InvalidInput(
+                f"'from' ({from_text}) is older than the lookback window of "
+                f"{self._settings.prepare_lookback_days} days (earliest {oldest:%Y-%m-%d})"
+            )
+        return start, end
+
+    def _owned(
+        self, principal: Principal, exchange_id: str, data_type: str, job_id: str, kind: JobKind
+    ) -> JobRecord:
+        with self._database.unit_of_work() as uow:
+            job = JobRepository(uow.session).get(job_id)
+        if (
+            job is None
+            or job.user_id != principal.user_id
+            or job.kind is not kind
+            or job.exchange_id != exchange_id
+            or job.data_type != data_type
+        ):
+            raise NotFound(f"no {kind.value} job {job_id!r} on /{exchange_id}/{data_type}")
+        return job
+
+
+def _base_config(config: dict[str, Any] | None) -> dict[str, Any]:
+    """Validate and reduce to the non-default settings (one effective fee rate)."""
+    if not config:
+        return {}
+    fee = config.get("feeRate", DEFAULT_FEE)
+    buy = config.get("buyFeeRate", fee)
+    sell = config.get("sellFeeRate", fee)
+    if buy != sell:
+        raise InvalidInput(
+            f"baseConfig resolves to different buy ({buy}) and sell ({sell}) fee rates; "
+            "execute takes one fee rate: set feeRate only"
+        )
+    if config.get("feeLeg", "RECEIVED") != "RECEIVED":
+        raise InvalidInput(
+            f"baseConfig.feeLeg {config['feeLeg']!r} is not supported by execute; "
+            "omit it (RECEIVED)"
+        )
+    if not 0 <= buy < 1:
+        raise InvalidInput(f"fee rate {buy} must be in [0, 1)")
+    funding = config.get("initialFunding", DEFAULT_FUNDING)
+    if funding <= 0:
+        raise InvalidInput(f"initialFunding {funding} must be positive")
+    lock = config.get("percentAmountToLock")
+    if lock is not None and not 0 < lock <= 100:
+        raise InvalidInput(f"percentAmountToLock {lock} must be in (0, 100]")
+    reduced: dict[str, Any] = {}
+    if normalise(funding) != normalise(DEFAULT_FUNDING):
+        reduced["initialFunding"] = funding
+    if normalise(buy) != normalise(DEFAULT_FEE):
+        reduced["feeRate"] = buy
+    if lock is not None:
+        reduced["percentAmountToLock"] = lock
+    return reduced
+
+
+def _equity_options(options: dict[str, Any] | None) -> dict[str, Any]:
+    if not options:
+        return {}
+    reduced: dict[str, Any] = {}
+    resample = options.get("resample")
+    if resample is not None:
+        if resample < 2:
+            raise InvalidInput(f"equityCurve.resample {resample} must be at least 2")
+        reduced["resample"] = resample
+    if options.get("differential"):
+        reduced["differential"] = True
+    if options.get("outMode", "ARRAY") != "ARRAY":
+        reduced["outMode"] = options["outMode"]
+    return reduced
+
+
+def _params(params: dict[str, Any] | None) -> dict[str, Any]:
+    if not params:
+        return {}
+    for key in params:
+        if key in RESERVED_PARAMS:
+            raise InvalidInput(f"params key {key!r} is reserved and cannot be set")
+        if not PARAM_KEY.match(key):
+            raise InvalidInput(
+                f"params key {key!r} is not valid: use letters, digits, '_', '-' and '.'"
+            )
+    return dict(params)

@@ -1,0 +1,170 @@
+"""SQL for jobs; every transition is a conditional update following ``jobs.state`` rules."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.engine import RowMapping
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.storage.db.tables import jobs
+
+ACTIVE = [JobStatus.NEW.value, JobStatus.STARTED.value]
+
+
+def _record(row: RowMapping) -> JobRecord:
+    return JobRecord(
+        job_id=row["job_id"],
+        user_id=row["user_id"],
+        kind=JobKind(row["kind"]),
+        exchange_id=row["exchange_id"],
+        data_type=row["data_type"],
+        spec=row["spec"],
+        status=JobStatus(row["status"]),
+        created_at=row["created_at"],
+        size=row["size"],
+        completed=row["completed"],
+        status_detail=row["status_detail"],
+        start_time=row["start_time"],
+        end_time=row["end_time"],
+        result=row["result"] or {},
+        cancel_requested=bool(row["cancel_requested"]),
+        attempts=row["attempts"],
+    )
+
+
+class JobRepository:
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def add(self, record: JobRecord) -> bool:
+        """Insert a new job; False when the id already exists (an identical submission)."""
+        try:
+            with self._session.begin_nested():
+                self._session.execute(
+                    insert(jobs).values(
+                        job_id=record.job_id,
+                        user_id=record.user_id,
+                        kind=record.kind.value,
+                        exchange_id=record.exchange_id,
+                        data_type=record.data_type,
+                        spec=record.spec,
+                        status=record.status.value,
+                        status_detail=record.status_detail,
+                        size=record.size,
+                        completed=record.completed,
+                        created_at=record.created_at,
+                        start_time=None,
+                        end_time=None,
+                        result={},
+                        cancel_requested=False,
+                        attempts=0,
+                    )
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    def get(self, job_id: str) -> JobRecord | None:
+        row = self._session.execute(select(jobs).where(jobs.c.job_id == job_id)).mappings().first()
+        return _record(row) if row else None
+
+    def count_active(self, kind: JobKind, user_id: str | None = None) -> int:
+        query = select(func.count()).where(jobs.c.kind == kind.value, jobs.c.status.in_(ACTIVE))
+        if user_id is not None:
+            query = query.where(jobs.c.user_id == user_id)
+        return int(self._session.execute(query).scalar_one())
+
+    def count_all_active(self) -> int:
+        return int(
+            self._session.execute(
+                select(func.count()).where(jobs.c.status.in_(ACTIVE))
+            ).scalar_one()
+        )
+
+    def unfinished(self) -> list[JobRecord]:
+        rows = self._session.execute(
+            select(jobs).where(jobs.c.status.in_(ACTIVE)).order_by(jobs.c.created_at)
+        ).mappings()
+        return [_record(r) for r in rows]
+
+    def mark_started(self, job_id: str, now: datetime) -> bool:
+        result = self._session.execute(
+            update(jobs)
+            .where(
+                jobs.c.job_id == job_id,
+                jobs.c.status.in_(ACTIVE),
+                jobs.c.cancel_requested.is_(False),
+            )
+            .values(
+                status=JobStatus.STARTED.value,
+                start_time=func.coalesce(jobs.c.start_time, now),
+                attempts=jobs.c.attempts + 1,
+            )
+        )
+        return bool(getattr(result, "rowcount", 0))
+
+    def set_progress(self, job_id: str, size: int, completed: int) -> None:
+        self._session.execute(
+            update(jobs)
+            .where(jobs.c.job_id == job_id, jobs.c.status == JobStatus.STARTED.value)
+            .values(size=size, completed=completed)
+        )
+
+    def finish(
+        self,
+        job_id: str,
+        status: JobStatus,
+        now: datetime,
+        detail: str | None,
+        result: dict[str, Any],
+        completed: int | None = None,
+    ) -> bool:
+        """Move to a terminal state if the rules allow it (cancel wins over completion)."""
+        condition = [jobs.c.job_id == job_id]
+        if status is JobStatus.COMPLETED:
+            condition += [
+                jobs.c.status == JobStatus.STARTED.value,
+                jobs.c.cancel_requested.is_(False),
+            ]
+        elif status is JobStatus.FAILED:
+            condition += [jobs.c.status.in_(ACTIVE), jobs.c.cancel_requested.is_(False)]
+        else:
+            condition += [jobs.c.status.in_(ACTIVE)]
+        values: dict[str, Any] = {
+            "status": status.value,
+            "end_time": now,
+            "status_detail": detail,
+            "result": result,
+        }
+        if completed is not None:
+            values["completed"] = completed
+        outcome = self._session.execute(update(jobs).where(*condition).values(**values))
+        return bool(getattr(outcome, "rowcount", 0))
+
+    def request_cancel(self, job_id: str, now: datetime) -> None:
+        """Flag the job; a job nobody started yet is aborted at once."""
+        self._session.execute(
+            update(jobs)
+            .where(jobs.c.job_id == job_id, jobs.c.status.in_(ACTIVE))
+            .values(cancel_requested=True)
+        )
+        self._session.execute(
+            update(jobs)
+            .where(jobs.c.job_id == job_id, jobs.c.status == JobStatus.NEW.value)
+            .values(
+                status=JobStatus.ABORTED.value,
+                end_time=now,
+                status_detail="cancelled before it started",
+            )
+        )
+
+    def cancel_requested(self, job_id: str) -> bool:
+        value = self._session.execute(
+            select(jobs.c.cancel_requested).where(jobs.c.job_id == job_id)
+        ).scalar_one_or_none()
+        return bool(value)
