@@ -97,11 +97,10 @@ def resolve_cadence(kind: str, label: str | None) -> tuple[str, int]:
     ('4h', 14400000)
     >>> resolve_cadence("ticker", None)
     ('1s', 1000)
-    >>> resolve_cadence("kline", "5s")
+    >>> resolve_cadence("kline", "5s")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: cadence '5s' is not available for kline prepares; use one of 1s, 1m, 5m, 15m, \
-30m, 1h, 4h, 1d
+    ValueError: cadence '5s' is not available for kline prepares; use one of 1s, 1m, 5m, ..., 1d
     """
     accepted = accepted_cadences(kind)
     if label is None:

@@ -239,11 +239,8 @@ class BacktestService:
         return self._catalogue.resolve(exchange_id, base, quote).symbol
 
     def _range(self, from_text: str, to_text: str) -> tuple[datetime, datetime]:
-        try:
-            start = parse_range_bound(from_text)
-            end = parse_range_bound(to_text)
-        except ValueError as exc:
-            raise InvalidInput(str(exc)) from exc
+        start = _bound("from", from_text)
+        end = _bound("to", to_text)
         now = self._clock()
         if end <= start:
             raise InvalidInput(f"'to' ({to_text}) must be after 'from' ({from_text})")
@@ -271,6 +268,13 @@ class BacktestService:
         ):
             raise NotFound(f"no {kind.value} job {job_id!r} on /{exchange_id}/{data_type}")
         return job
+
+
+def _bound(name: str, text: str) -> datetime:
+    try:
+        return parse_range_bound(text)
+    except ValueError as exc:
+        raise InvalidInput(f"'{name}': {exc}") from exc
 
 
 def _base_config(config: dict[str, Any] | None) -> dict[str, Any]:

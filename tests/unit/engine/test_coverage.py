@@ -87,15 +87,17 @@ def test_funding_gaps_are_empty_settlements_and_unstored_hours() -> None:
 def test_funding_settlement_hours_are_judged_in_utc() -> None:
     plus_two = timezone(timedelta(hours=2))
     local_two_am = datetime(2024, 12, 14, 2, tzinfo=plus_two)  # 00:00 UTC: a settlement hour
-    c = coverage_of([local_two_am], [0], low_activity_rows=1, first_ts=None, last_ts=None,
-                    kind="funding")
+    c = coverage_of(
+        [local_two_am], [0], low_activity_rows=1, first_ts=None, last_ts=None, kind="funding"
+    )
     assert [g.rationale for g in c.without_data] == ["low_activity"]
 
 
 def test_ticker_and_kline_empty_hours_are_low_activity() -> None:
     for kind in ("ticker", "kline"):
-        c = coverage_of(hours(2), [0, 5], low_activity_rows=1, first_ts=None, last_ts=None,
-                        kind=kind)
+        c = coverage_of(
+            hours(2), [0, 5], low_activity_rows=1, first_ts=None, last_ts=None, kind=kind
+        )
         assert [g.rationale for g in c.without_data] == ["low_activity"]
 
 

@@ -1,0 +1,48 @@
+"""Polling helpers for the backtest black-box tests."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from qtsurfer_sdk import AuthenticatedSession
+
+TERMINAL = ("Completed", "Failed", "Aborted")
+
+
+def recent_range(hours: int, end_hours_ago: int = 3) -> tuple[str, str]:
+    end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(
+        hours=end_hours_ago
+    )
+    start = end - timedelta(hours=hours)
+    return start.strftime("%Y-%m-%dT%H:%M:%SZ"), end.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def wait_prepare(
+    session: AuthenticatedSession, exchange: str, type_: str, job_id: str, timeout: float = 300
+) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = session.get_prepare_status(exchange_id=exchange, type_=type_, job_id=job_id)
+        if state.status.value in TERMINAL:
+            return state
+        time.sleep(0.3)
+    raise AssertionError(f"prepare {job_id} not finished after {timeout}s")
+
+
+def wait_result(
+    session: AuthenticatedSession, exchange: str, type_: str, job_id: str, timeout: float = 300
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        response = session.get_backtest_result(exchange_id=exchange, type_=type_, job_id=job_id)
+        assert response.status_code in (200, 202), response.text
+        if response.status_code == 200:
+            body: dict[str, Any] = response.json()
+            if body["state"]["status"] in TERMINAL:
+                return body
+        else:
+            assert response.json() == {}
+        time.sleep(0.3)
+    raise AssertionError(f"execute {job_id} not finished after {timeout}s")

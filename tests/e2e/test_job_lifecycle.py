@@ -1,0 +1,138 @@
+"""Black-box: concurrency limits, cancellation and recovery after a restart.
+
+These run on a dedicated server with a short per-run CPU limit, so a runaway strategy keeps a
+job busy for a few seconds only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from qtsurfer_sdk import AuthenticatedSession, auth
+
+from tests.e2e.backtest_helpers import recent_range, wait_prepare, wait_result
+from tests.support.server import LiveServer
+from tests.support.strategies import source
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    live = LiveServer(
+        tmp_path_factory.mktemp("lifecycle"),
+        extra_env={"BACKTESTD_RUN_CPU_LIMIT_SECONDS": "4", "BACKTESTD_DASK_WORKERS": "2"},
+    )
+    live.start()
+    yield live
+    live.stop()
+
+
+def _post(
+    server: LiveServer, session: AuthenticatedSession, path: str, body: dict[str, object]
+) -> httpx.Response:
+    return httpx.post(
+        f"{server.base_url}{path}",
+        json=body,
+        timeout=60,
+        headers={"Authorization": f"Bearer {session.token.access_token}"},  # type: ignore[union-attr]
+    )
+
+
+def test_max_execute_gives_429_and_cancel_aborts(server: LiveServer) -> None:
+    session = auth(server.create_key("limited", tier="free"), base_url=server.base_url)
+    start, end = recent_range(1)
+    prepared = session.prepare(
+        exchange_id="sim", type_="ticker", instrument="BTC/USDT", from_=start, to=end
+    )
+    assert wait_prepare(session, "sim", "ticker", prepared.job_id).status.value == "Completed"
+    runaway = session.compile_strategy(source("loops_forever.java")).strategy_id
+    first = _post(
+        server,
+        session,
+        "/backtest/sim/ticker/execute",
+        {"prepareJobId": prepared.job_id, "strategyId": runaway},
+    )
+    assert first.status_code == 202
+    job_id = first.json()["jobId"]
+    again = _post(
+        server,
+        session,
+        "/backtest/sim/ticker/execute",
+        {"prepareJobId": prepared.job_id, "strategyId": runaway},
+    )
+    assert again.status_code == 202  # identical input: same job, nothing new queued
+    assert again.json()["jobId"] == job_id
+    second = _post(
+        server,
+        session,
+        "/backtest/sim/ticker/execute",
+        {"prepareJobId": prepared.job_id, "strategyId": runaway, "params": {"spins": 1}},
+    )
+    assert second.status_code == 429
+    assert second.json()["code"] == 429
+    assert "at most 1 concurrent" in second.json()["message"]
+    cancelled = session.cancel_backtest(exchange_id="sim", type_="ticker", job_id=job_id)
+    assert cancelled.status.value == "cancelling"
+    assert cancelled.job_id == job_id
+    body = wait_result(session, "sim", "ticker", job_id, timeout=120)
+    assert body["state"]["status"] == "Aborted"
+    assert body["results"]["strategyId"].endswith(runaway)
+    third = _post(
+        server,
+        session,
+        "/backtest/sim/ticker/execute",
+        {"prepareJobId": prepared.job_id, "strategyId": runaway, "params": {"spins": 1}},
+    )
+    assert third.status_code == 202  # the slot is free again
+
+
+def test_runaway_execution_fails_its_own_job_only(server: LiveServer) -> None:
+    session = auth(server.create_key("runaway", tier="elite"), base_url=server.base_url)
+    start, end = recent_range(1)
+    prepared = session.prepare(
+        exchange_id="sim", type_="ticker", instrument="ETH/USDT", from_=start, to=end
+    )
+    wait_prepare(session, "sim", "ticker", prepared.job_id)
+    runaway = session.compile_strategy(source("loops_forever.java")).strategy_id
+    healthy = session.compile_strategy(source("ema_cross.java")).strategy_id
+    bad = session.execute(
+        exchange_id="sim", type_="ticker", prepare_job_id=prepared.job_id, strategy_id=runaway
+    )
+    good = session.execute(
+        exchange_id="sim", type_="ticker", prepare_job_id=prepared.job_id, strategy_id=healthy
+    )
+    bad_body = wait_result(session, "sim", "ticker", bad.job_id, timeout=120)
+    good_body = wait_result(session, "sim", "ticker", good.job_id, timeout=120)
+    assert bad_body["state"]["status"] == "Failed"
+    assert "limit" in bad_body["state"]["statusDetail"].lower()
+    assert good_body["state"]["status"] == "Completed"
+
+
+def test_unfinished_prepare_is_resumed_after_a_restart(tmp_path: Path) -> None:
+    server = LiveServer(tmp_path / "restart", extra_env={"BACKTESTD_DASK_WORKERS": "1"})
+    server.start()
+    try:
+        session = auth(server.create_key("restarter"), base_url=server.base_url)
+        start, end = recent_range(24 * 8, end_hours_ago=48)
+        job = session.prepare(
+            exchange_id="sim", type_="ticker", instrument="XRP/USDT", from_=start, to=end
+        )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            state = session.get_prepare_status(exchange_id="sim", type_="ticker", job_id=job.job_id)
+            if state.status.value == "Started" and state.completed > 0:
+                break
+            time.sleep(0.2)
+        assert state.status.value == "Started", state.to_dict()
+        server.stop()
+        server.start()
+        session = auth(server.create_key("restarter"), base_url=server.base_url)
+        final = wait_prepare(session, "sim", "ticker", job.job_id, timeout=300)
+        assert final.status.value == "Completed"
+        assert final.total_hours == 24 * 8
+        assert final.completed == final.size == 24 * 8
+    finally:
+        server.stop()
