@@ -72,26 +72,50 @@ class HourlyStore:
         with self._locks.get(key):
             blob = self._objects.get(key)
             if blob is None:
-                started = time.perf_counter()
-                frame = source.generate(instrument, kind, hour)
-                blob = self._publish(exchange_id, instrument, frame, None)
-                self.generated_count += 1
-                log.info(
-                    "generated %s %s %s %s: %d rows in %.1f ms",
-                    exchange_id,
-                    instrument.symbol,
-                    kind.value,
-                    f"{hour:%Y-%m-%dT%H}",
-                    frame.rows,
-                    (time.perf_counter() - started) * 1000,
-                )
+                blob = self._generate(exchange_id, source, instrument, kind, hour)[1]
         return blob
+
+    def _generate(
+        self,
+        exchange_id: str,
+        source: GeneratingSource,
+        instrument: Instrument,
+        kind: DataKind,
+        hour: datetime,
+    ) -> tuple[HourFrame, bytes]:
+        """Generate, publish and index one hour; the caller holds the hour's lock."""
+        started = time.perf_counter()
+        frame = source.generate(instrument, kind, hour)
+        blob = self._publish(exchange_id, instrument, frame, None)
+        self.generated_count += 1
+        log.info(
+            "generated %s %s %s %s: %d rows in %.1f ms",
+            exchange_id,
+            instrument.symbol,
+            kind.value,
+            f"{hour:%Y-%m-%dT%H}",
+            frame.rows,
+            (time.perf_counter() - started) * 1000,
+        )
+        return frame, blob
 
     def read_frame(
         self, exchange_id: str, instrument: Instrument, kind: DataKind, hour: datetime
     ) -> HourFrame | None:
-        blob = self.read(exchange_id, instrument, kind, hour)
-        return None if blob is None else decode_lastra(kind, hour_start(hour), blob)
+        """The decoded hour (a freshly generated hour is returned without re-decoding)."""
+        hour = hour_start(hour)
+        key = market_hour_key(exchange_id, instrument, kind, hour)
+        blob = self._objects.get(key)
+        if blob is not None:
+            return decode_lastra(kind, hour, blob)
+        source = self.sources.get(exchange_id)
+        if source is None or not source.has_hour(instrument, kind, hour, self._clock()):
+            return None
+        with self._locks.get(key):
+            blob = self._objects.get(key)
+            if blob is not None:
+                return decode_lastra(kind, hour, blob)
+            return self._generate(exchange_id, source, instrument, kind, hour)[0]
 
     def write(
         self, exchange_id: str, instrument: Instrument, frame: HourFrame, interval: str | None
