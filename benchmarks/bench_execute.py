@@ -22,8 +22,9 @@ All three frameworks run the same strategy on the same prices in one process run
 * **backtesting.py.** A ``Strategy`` with the same EMAs (``self.I``) and ``crossover``, run by
   ``Backtest(cash=100_000, commission=0.001, trade_on_close=True, finalize_trades=True)``.
   It steps bar by bar in Python, so it first runs on the first ``--bt-days`` days; when the
-  linear extrapolation of that run fits in ``--bt-budget-s``, it then runs once on all days,
-  otherwise the full-period figure is the extrapolation, and the output says so.
+  linear extrapolation of that run fits in ``--bt-budget-s``, it then runs on all days (up to
+  ``--repeat`` times, as many as fit), otherwise the full-period figure is the extrapolation,
+  marked EXTRAPOLATED in the table.
 
 EMA definition: backtestd's EMA is seeded with the SMA of the first n values (NaN before) and
 then ``e += a * (x - e)``, ``a = 2 / (n + 1)``. The vectorbt and backtesting.py runs use the same
@@ -177,8 +178,8 @@ def generate_market(start: datetime, days: int, seed: int, fill: bool) -> Market
     sim = SimExchange(coverage_start=start, seed=seed)
     t0 = time.perf_counter()
     ticks = 0
-    parts: dict[str, list[np.ndarray]] = {n: [] for n in ("ts", "open", "high", "low", "close")}
-    parts["volume"] = []
+    names = ("ts", "open", "high", "low", "close", "volume")
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in names}
     for h in range(days * 24):
         tickers = sim.generate(INSTRUMENT, DataKind.TICKERS, start + timedelta(hours=h))
         ticks += tickers.rows

@@ -134,5 +134,6 @@ def test_unfinished_prepare_is_resumed_after_a_restart(tmp_path: Path) -> None:
         assert final.status.value == "Completed"
         assert final.total_hours == 24 * 8
         assert final.completed == final.size == 24 * 8
+        assert "resubmitted 1 unfinished jobs" in server.log_path.read_text()
     finally:
         server.stop()

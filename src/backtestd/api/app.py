@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -14,6 +15,7 @@ from backtestd.services.container import Services, build_services, start_executo
 from backtestd.settings import Settings
 
 API_PREFIX = "/v1"
+log = logging.getLogger(__name__)
 
 
 def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
@@ -26,7 +28,10 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         app.state.services.strategies.resume_pending()
         if app.state.services.backtests.executor is None:
             app.state.services.backtests.executor = start_executor(settings)
-        app.state.services.backtests.resume_unfinished()
+        log.info("jobs run on %s", app.state.services.backtests.executor.describe())
+        resumed = app.state.services.backtests.resume_unfinished()
+        if resumed:
+            log.info("resubmitted %d unfinished jobs", resumed)
         try:
             yield
         finally:
