@@ -61,19 +61,35 @@ class HourlyStore:
         self, exchange_id: str, instrument: Instrument, kind: DataKind, hour: datetime
     ) -> bytes | None:
         """The lastra bytes of one hour, generating it from the source if needed."""
+        return self._lookup(exchange_id, instrument, kind, hour_start(hour))[0]
+
+    def read_frame(
+        self, exchange_id: str, instrument: Instrument, kind: DataKind, hour: datetime
+    ) -> HourFrame | None:
+        """The decoded hour (a freshly generated hour is returned without re-decoding)."""
         hour = hour_start(hour)
+        blob, generated = self._lookup(exchange_id, instrument, kind, hour)
+        if generated is not None:
+            return generated
+        return None if blob is None else decode_lastra(kind, hour, blob)
+
+    def _lookup(
+        self, exchange_id: str, instrument: Instrument, kind: DataKind, hour: datetime
+    ) -> tuple[bytes | None, HourFrame | None]:
+        """Stored bytes, or the bytes and frame of a just-generated hour; Nones if unavailable."""
         key = market_hour_key(exchange_id, instrument, kind, hour)
         blob = self._objects.get(key)
         if blob is not None:
-            return blob
+            return blob, None
         source = self.sources.get(exchange_id)
         if source is None or not source.has_hour(instrument, kind, hour, self._clock()):
-            return None
+            return None, None
         with self._locks.get(key):
             blob = self._objects.get(key)
-            if blob is None:
-                blob = self._generate(exchange_id, source, instrument, kind, hour)[1]
-        return blob
+            if blob is not None:
+                return blob, None
+            frame, blob = self._generate(exchange_id, source, instrument, kind, hour)
+            return blob, frame
 
     def _generate(
         self,
@@ -98,24 +114,6 @@ class HourlyStore:
             (time.perf_counter() - started) * 1000,
         )
         return frame, blob
-
-    def read_frame(
-        self, exchange_id: str, instrument: Instrument, kind: DataKind, hour: datetime
-    ) -> HourFrame | None:
-        """The decoded hour (a freshly generated hour is returned without re-decoding)."""
-        hour = hour_start(hour)
-        key = market_hour_key(exchange_id, instrument, kind, hour)
-        blob = self._objects.get(key)
-        if blob is not None:
-            return decode_lastra(kind, hour, blob)
-        source = self.sources.get(exchange_id)
-        if source is None or not source.has_hour(instrument, kind, hour, self._clock()):
-            return None
-        with self._locks.get(key):
-            blob = self._objects.get(key)
-            if blob is not None:
-                return decode_lastra(kind, hour, blob)
-            return self._generate(exchange_id, source, instrument, kind, hour)[0]
 
     def write(
         self, exchange_id: str, instrument: Instrument, frame: HourFrame, interval: str | None
