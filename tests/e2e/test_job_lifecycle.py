@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -23,7 +24,12 @@ from tests.support.strategies import source
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     live = LiveServer(
         tmp_path_factory.mktemp("lifecycle"),
-        extra_env={"BACKTESTD_RUN_CPU_LIMIT_SECONDS": "4", "BACKTESTD_DASK_WORKERS": "2"},
+        extra_env={
+            "BACKTESTD_RUN_CPU_LIMIT_SECONDS": "4",
+            "BACKTESTD_DASK_WORKERS": "2",
+            "BACKTESTD_MAX_COMPILES_IN_FLIGHT": "1",
+            "BACKTESTD_MAX_ACTIVE_PREPARES_PER_USER": "1",
+        },
     )
     live.start()
     yield live
@@ -137,3 +143,51 @@ def test_unfinished_prepare_is_resumed_after_a_restart(tmp_path: Path) -> None:
         assert "resubmitted 1 unfinished jobs" in server.log_path.read_text()
     finally:
         server.stop()
+
+
+def test_too_many_compilations_in_flight_get_429(server: LiveServer) -> None:
+    token = server.token(server.create_key("compiler"))
+    sources = [
+        source("ema_cross.java").replace('defaultValue = "21"', f'defaultValue = "{n}"')
+        for n in range(30, 38)
+    ]
+
+    def post(text: str) -> httpx.Response:
+        return httpx.post(
+            f"{server.base_url}/strategy",
+            content=text.encode(),
+            timeout=120,
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "text/plain"},
+        )
+
+    with ThreadPoolExecutor(len(sources)) as pool:
+        responses = list(pool.map(post, sources))
+    statuses = [r.status_code for r in responses]
+    assert 200 in statuses
+    assert 429 in statuses
+    refused = next(r for r in responses if r.status_code == 429)
+    assert "too many compilations in flight (limit 1)" in refused.json()["message"]
+
+
+def test_second_active_prepare_of_a_user_gets_429(server: LiveServer) -> None:
+    session = auth(server.create_key("preparer"), base_url=server.base_url)
+    start, end = recent_range(24 * 20, end_hours_ago=24 * 40)
+    first = session.prepare(
+        exchange_id="sim", type_="ticker", instrument="DOGE/USDT", from_=start, to=end
+    )
+    second = _post(
+        server,
+        session,
+        "/backtest/sim/ticker/prepare",
+        {"instrument": "LINK/USDT", "from": start, "to": end},
+    )
+    assert second.status_code == 429
+    assert "at most 1 prepares" in second.json()["message"]
+    assert wait_prepare(session, "sim", "ticker", first.job_id).status.value == "Completed"
+    third = _post(
+        server,
+        session,
+        "/backtest/sim/ticker/prepare",
+        {"instrument": "LINK/USDT", "from": start, "to": end},
+    )
+    assert third.status_code == 202
