@@ -19,6 +19,9 @@ ROOT = Path(__file__).resolve().parents[3]
 def test_engine_self_checks_pass() -> None:
     result = subprocess.run(
         ["bash", str(ROOT / "jvm" / "check.sh")],
-        capture_output=True, text=True, timeout=600, check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert result.returncode == 0, f"{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
