@@ -46,6 +46,7 @@ def alice(live_server: LiveServer) -> AuthenticatedSession:
         ("ema_cross.qts", ["Ticker"], {"fast": "9", "slow": "21", "gain": "1.5"}),
         ("breakout.qts", ["KLine"], {"minRange": "0.05"}),
         ("funding.qts", ["FundingRate"], {}),
+        ("configured.qts", ["Ticker"], {"gain": "0.5", "bars": "20", "shortOnly": "false"}),
     ],
 )
 def test_register_validate_read_each_base_class(

@@ -18,6 +18,7 @@ from backtestd.api.schemas.backtests import (
 )
 from backtestd.api.schemas.common import ResponseError
 from backtestd.domain.jobs import JobRecord
+from backtestd.domain.timefmt import iso_z
 from backtestd.services.backtests import ExecuteInput, PrepareInput
 
 router = APIRouter(tags=["backtesting"], responses={401: {"model": ResponseError}})
@@ -29,10 +30,6 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 BASE = "/backtest/{exchangeId}/{type}"
 
 
-def _iso(value: Any) -> str | None:
-    return None if value is None else value.isoformat().replace("+00:00", "Z")
-
-
 def job_state(job: JobRecord) -> dict[str, Any]:
     instrument = str(job.spec.get("instrument", "")).lower()
     return {
@@ -42,8 +39,8 @@ def job_state(job: JobRecord) -> dict[str, Any]:
         "statusDetail": job.status_detail,
         "size": job.size,
         "completed": job.completed,
-        "startTime": _iso(job.start_time),
-        "endTime": _iso(job.end_time),
+        "startTime": iso_z(job.start_time),
+        "endTime": iso_z(job.end_time),
     }
 
 

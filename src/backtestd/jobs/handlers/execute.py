@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from backtestd.domain.jobs import JobRecord
 from backtestd.domain.marketdata import Instrument
+from backtestd.domain.timefmt import iso_z
 from backtestd.engine.equity_curve import OutMode, build_equity_curve, equity_points
 from backtestd.engine.metrics import compute_metrics, result_fields
 from backtestd.engine.portfolio import PortfolioConfig, simulate
@@ -114,7 +115,7 @@ def _store_signals(ctx: WorkerContext, job: JobRecord, run: RunResult) -> dict[s
         "signalsId": job.job_id,
         "signalsKey": key,
         "signalsUpload": "Done",
-        "signalsUploadedAt": now.isoformat().replace("+00:00", "Z"),
+        "signalsUploadedAt": iso_z(now),
     }
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from backtestd.domain.jobs import JobRecord
 from backtestd.domain.marketdata import DataKind, HourFrame, Instrument, hour_start, hours_between
+from backtestd.domain.timefmt import iso_z
 from backtestd.engine.coverage import coverage_of
 from backtestd.engine.prepare import assemble
 from backtestd.jobs.context import WorkerContext
@@ -32,10 +33,6 @@ def _clip(frame: HourFrame, from_ms: int, to_ms: int) -> HourFrame:
     if bool(keep.all()):
         return frame
     return HourFrame(frame.kind, frame.hour, {k: v[keep] for k, v in frame.columns.items()})
-
-
-def _iso(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
 
 
 def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
@@ -81,13 +78,13 @@ def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
         )
         ctx.objects.put(prepared_column_key(job.job_id, name), data.tobytes())
     state = {
-        "dataFrom": _iso(coverage.data_from),
-        "dataTo": _iso(coverage.data_to),
+        "dataFrom": iso_z(coverage.data_from),
+        "dataTo": iso_z(coverage.data_to),
         "coverageRatio": coverage.ratio,
         "totalHours": coverage.total_hours,
         "hoursWithData": coverage.hours_with_data,
         "hoursWithoutData": [
-            {"hour": _iso(g.hour), "expected": g.expected, "rationale": g.rationale}
+            {"hour": iso_z(g.hour), "expected": g.expected, "rationale": g.rationale}
             for g in coverage.without_data
         ],
     }
