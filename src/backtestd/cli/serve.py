@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import sys
 from typing import Annotated
 
 import typer
@@ -34,7 +36,7 @@ def serve(
     if not services.auth.has_usable_key():
         typer.echo(
             "  No API key exists yet. Create one (same data dir / database settings) with:\n"
-            f"    backtestd apikey create --user alice --tier pro"
+            f"    {_command_name()} apikey create --user alice --tier pro"
             f"{' --data-dir ' + str(data_dir) if data_dir else ''}\n"
             "  then exchange it for a token: "
             f"curl -X POST -H 'X-API-Key: <key>' {base_url}/auth/token"
@@ -51,3 +53,12 @@ def _redact(url: str) -> str:
         scheme, rest = url.split("://", 1)
         return f"{scheme}://***@{rest.split('@', 1)[1]}"
     return url
+
+
+def _command_name() -> str:
+    """How this command was invoked (e.g. ``.venv/bin/backtestd`` under ``make run``)."""
+    invoked = sys.argv[0] if sys.argv and sys.argv[0].endswith("backtestd") else "backtestd"
+    try:
+        return os.path.relpath(invoked) if os.path.isabs(invoked) else invoked
+    except ValueError:
+        return invoked
