@@ -6,7 +6,10 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 from qtsurfer_sdk import AuthenticatedSession
+
+from tests.support.server import LiveServer
 
 TERMINAL = ("Completed", "Failed", "Aborted")
 
@@ -46,3 +49,11 @@ def wait_result(
             assert response.json() == {}
         time.sleep(0.3)
     raise AssertionError(f"execute {job_id} not finished after {timeout}s")
+
+
+def call(
+    server: LiveServer, session: AuthenticatedSession, method: str, path: str, **kwargs: Any
+) -> httpx.Response:
+    """A raw HTTP call with the session's bearer token (for statuses the SDK hides)."""
+    headers = {"Authorization": f"Bearer {session.token.access_token}"}  # type: ignore[union-attr]
+    return httpx.request(method, f"{server.base_url}{path}", headers=headers, timeout=60, **kwargs)

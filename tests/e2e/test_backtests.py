@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from qtsurfer_sdk import AuthenticatedSession, auth
 
-from tests.e2e.backtest_helpers import recent_range, wait_prepare, wait_result
+from tests.e2e.backtest_helpers import call, recent_range, wait_prepare, wait_result
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -29,13 +29,6 @@ def ticker_prepare(bob: AuthenticatedSession) -> str:
     state = wait_prepare(bob, "sim", "ticker", job.job_id)
     assert state.status.value == "Completed", state.to_dict()
     return str(job.job_id)
-
-
-def _raw(
-    server: LiveServer, session: AuthenticatedSession, method: str, path: str, **kwargs: object
-) -> httpx.Response:
-    headers = {"Authorization": f"Bearer {session.token.access_token}"}  # type: ignore[union-attr]
-    return httpx.request(method, f"{server.base_url}{path}", headers=headers, timeout=60, **kwargs)  # type: ignore[arg-type]
 
 
 def test_prepare_reports_coverage_of_every_hour(
@@ -140,7 +133,7 @@ def test_execute_ids_normalise_numbers_and_explicit_defaults(
     base = {"prepareJobId": ticker_prepare, "strategyId": strategy_id}
 
     def job_id(body: dict[str, object]) -> str:
-        response = _raw(live_server, bob, "POST", url, json=body)
+        response = call(live_server, bob, "POST", url, json=body)
         assert response.status_code == 202, response.text
         return str(response.json()["jobId"])
 
@@ -204,7 +197,7 @@ def test_prepare_errors(
     fragment: str,
 ) -> None:
     start, end = SIX_HOURS
-    response = _raw(live_server, bob, "POST", path, json={"from": start, "to": end, **body})
+    response = call(live_server, bob, "POST", path, json={"from": start, "to": end, **body})
     assert response.status_code == status, response.text
     assert response.json()["code"] == status
     assert fragment in response.json()["message"]
@@ -229,7 +222,7 @@ def test_execute_errors(
         ("/backtest/sim/kline/execute", base, 404, ticker_prepare),
     ]
     for path, body, status, fragment in cases:
-        response = _raw(live_server, bob, "POST", path, json=body)
+        response = call(live_server, bob, "POST", path, json=body)
         assert response.status_code == status, (path, body, response.text)
         assert fragment in response.json()["message"], (path, response.text)
 
@@ -238,7 +231,7 @@ def test_undeclared_param_fails_the_job_listing_declared_names(
     bob: AuthenticatedSession, live_server: LiveServer, ticker_prepare: str
 ) -> None:
     strategy_id = bob.compile_strategy(source("ema_cross.java")).strategy_id
-    response = _raw(
+    response = call(
         live_server,
         bob,
         "POST",
@@ -261,7 +254,7 @@ def test_params_are_applied_and_echoed(
     strategy_id = bob.compile_strategy(source("ema_cross.java")).strategy_id
     ids = []
     for params in ({"fast": 5, "slow": 40}, {"fast": 30, "slow": 60}):
-        response = _raw(
+        response = call(
             live_server,
             bob,
             "POST",
@@ -310,7 +303,7 @@ def test_equity_curve_options_shape_the_curve(
     bob: AuthenticatedSession, live_server: LiveServer, ticker_prepare: str
 ) -> None:
     strategy_id = bob.compile_strategy(source("ema_cross.java")).strategy_id
-    response = _raw(
+    response = call(
         live_server,
         bob,
         "POST",
@@ -333,10 +326,10 @@ def test_other_users_jobs_answer_404(
     live_server: LiveServer, bob: AuthenticatedSession, ticker_prepare: str
 ) -> None:
     eve = auth(live_server.create_key("backtest-eve"), base_url=live_server.base_url)
-    response = _raw(live_server, eve, "GET", f"/backtest/sim/ticker/prepare/{ticker_prepare}")
+    response = call(live_server, eve, "GET", f"/backtest/sim/ticker/prepare/{ticker_prepare}")
     assert response.status_code == 404
     strategy_id = eve.compile_strategy(source("ema_cross.java")).strategy_id
-    response = _raw(
+    response = call(
         live_server,
         eve,
         "POST",

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from qtsurfer_sdk import AuthenticatedSession, auth
+from qtsurfer_sdk import auth
 
-from tests.e2e.backtest_helpers import recent_range, wait_prepare, wait_result
+from tests.e2e.backtest_helpers import call, recent_range, wait_prepare, wait_result
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -36,17 +36,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     live.stop()
 
 
-def _post(
-    server: LiveServer, session: AuthenticatedSession, path: str, body: dict[str, object]
-) -> httpx.Response:
-    return httpx.post(
-        f"{server.base_url}{path}",
-        json=body,
-        timeout=60,
-        headers={"Authorization": f"Bearer {session.token.access_token}"},  # type: ignore[union-attr]
-    )
-
-
 def test_max_execute_gives_429_and_cancel_aborts(server: LiveServer) -> None:
     session = auth(server.create_key("limited", tier="free"), base_url=server.base_url)
     start, end = recent_range(1)
@@ -55,27 +44,30 @@ def test_max_execute_gives_429_and_cancel_aborts(server: LiveServer) -> None:
     )
     assert wait_prepare(session, "sim", "ticker", prepared.job_id).status.value == "Completed"
     runaway = session.compile_strategy(source("loops_forever.java")).strategy_id
-    first = _post(
+    first = call(
         server,
         session,
+        "POST",
         "/backtest/sim/ticker/execute",
-        {"prepareJobId": prepared.job_id, "strategyId": runaway},
+        json={"prepareJobId": prepared.job_id, "strategyId": runaway},
     )
     assert first.status_code == 202
     job_id = first.json()["jobId"]
-    again = _post(
+    again = call(
         server,
         session,
+        "POST",
         "/backtest/sim/ticker/execute",
-        {"prepareJobId": prepared.job_id, "strategyId": runaway},
+        json={"prepareJobId": prepared.job_id, "strategyId": runaway},
     )
     assert again.status_code == 202  # identical input: same job, nothing new queued
     assert again.json()["jobId"] == job_id
-    second = _post(
+    second = call(
         server,
         session,
+        "POST",
         "/backtest/sim/ticker/execute",
-        {"prepareJobId": prepared.job_id, "strategyId": runaway, "params": {"spins": 1}},
+        json={"prepareJobId": prepared.job_id, "strategyId": runaway, "params": {"spins": 1}},
     )
     assert second.status_code == 429
     assert second.json()["code"] == 429
@@ -86,11 +78,12 @@ def test_max_execute_gives_429_and_cancel_aborts(server: LiveServer) -> None:
     body = wait_result(session, "sim", "ticker", job_id, timeout=120)
     assert body["state"]["status"] == "Aborted"
     assert body["results"]["strategyId"].endswith(runaway)
-    third = _post(
+    third = call(
         server,
         session,
+        "POST",
         "/backtest/sim/ticker/execute",
-        {"prepareJobId": prepared.job_id, "strategyId": runaway, "params": {"spins": 1}},
+        json={"prepareJobId": prepared.job_id, "strategyId": runaway, "params": {"spins": 1}},
     )
     assert third.status_code == 202  # the slot is free again
 
@@ -175,19 +168,21 @@ def test_second_active_prepare_of_a_user_gets_429(server: LiveServer) -> None:
     first = session.prepare(
         exchange_id="sim", type_="ticker", instrument="DOGE/USDT", from_=start, to=end
     )
-    second = _post(
+    second = call(
         server,
         session,
+        "POST",
         "/backtest/sim/ticker/prepare",
-        {"instrument": "LINK/USDT", "from": start, "to": end},
+        json={"instrument": "LINK/USDT", "from": start, "to": end},
     )
     assert second.status_code == 429
     assert "at most 1 prepares" in second.json()["message"]
     assert wait_prepare(session, "sim", "ticker", first.job_id).status.value == "Completed"
-    third = _post(
+    third = call(
         server,
         session,
+        "POST",
         "/backtest/sim/ticker/prepare",
-        {"instrument": "LINK/USDT", "from": start, "to": end},
+        json={"instrument": "LINK/USDT", "from": start, "to": end},
     )
     assert third.status_code == 202

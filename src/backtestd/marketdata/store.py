@@ -102,7 +102,7 @@ class HourlyStore:
         """Generate, publish and index one hour; the caller holds the hour's lock."""
         started = time.perf_counter()
         frame = source.generate(instrument, kind, hour)
-        blob = self._publish(exchange_id, instrument, frame, None)
+        blob = self._publish(exchange_id, instrument, frame, None)[0]
         self.generated_count += 1
         log.info(
             "generated %s %s %s %s: %d rows in %.1f ms",
@@ -120,36 +120,26 @@ class HourlyStore:
     ) -> HourStats:
         """Store an ingested hour (replacing any earlier version of it)."""
         with self._locks.get(market_hour_key(exchange_id, instrument, frame.kind, frame.hour)):
-            self._publish(exchange_id, instrument, frame, interval)
-        return self._stats(exchange_id, instrument, frame, 0, interval)
+            return self._publish(exchange_id, instrument, frame, interval)[1]
 
     def _publish(
         self, exchange_id: str, instrument: Instrument, frame: HourFrame, interval: str | None
-    ) -> bytes:
+    ) -> tuple[bytes, HourStats]:
+        """Encode, store and index one hour; returns the bytes and the recorded stats."""
         blob = encode_lastra(frame)
         self._objects.put(market_hour_key(exchange_id, instrument, frame.kind, frame.hour), blob)
-        stats = self._stats(exchange_id, instrument, frame, len(blob), interval)
-        with self._database.unit_of_work() as uow:
-            MarketHourRepository(uow.session).put(stats, self._clock())
-        return blob
-
-    @staticmethod
-    def _stats(
-        exchange_id: str,
-        instrument: Instrument,
-        frame: HourFrame,
-        size: int,
-        interval: str | None,
-    ) -> HourStats:
         last_price, quote_volume = frame_summary(frame)
-        return HourStats(
+        stats = HourStats(
             exchange_id=exchange_id,
             symbol=instrument.symbol,
             kind=frame.kind.value,
             hour=frame.hour,
             rows=frame.rows,
-            bytes=size,
+            bytes=len(blob),
             last_price=last_price,
             quote_volume=quote_volume,
             interval=interval,
         )
+        with self._database.unit_of_work() as uow:
+            MarketHourRepository(uow.session).put(stats, self._clock())
+        return blob, stats

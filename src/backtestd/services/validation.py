@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import numpy as np
-
 from backtestd.domain.marketdata import DataKind, HourFrame, Instrument, hour_start
 from backtestd.domain.strategies import Notice, StrategyRecord, Validation
+from backtestd.engine.prepare import assemble
 from backtestd.marketdata.store import HourlyStore
 from backtestd.strategy.jvm import EnginePool, FeedKind, RunFailure, RunRequest, write_columns
 from backtestd.strategy.language import Language
@@ -28,6 +27,7 @@ from backtestd.strategy.qtscript import QtsCompileError, compile_qtscript, runti
 PROVENANCE = "compile-dry-run"
 SPOT = Instrument("BTC", "USDT")
 PERP = Instrument("BTC", "USDT", "USDT")
+SAMPLE_CADENCE_MS = 1000  # one-second bars, the store's native kline cadence
 SOURCE_FEEDS = {"Ticker": FeedKind.TICKER, "KLine": FeedKind.KLINE, "FundingRate": FeedKind.FUNDING}
 
 
@@ -36,24 +36,6 @@ class Verdict:
     validation: Validation
     notices: tuple[Notice, ...]
     detail: str | None
-
-
-def feed_arrays(
-    kind: FeedKind, frames: list[HourFrame], cadence_ms: int = 1000
-) -> dict[str, np.ndarray]:
-    """Engine column arrays from stored hours (klines gain ``closeTs`` = open + cadence - 1)."""
-
-    def cat(name: str) -> np.ndarray:
-        parts = [f.columns[name] for f in frames]
-        return np.concatenate(parts) if parts else np.empty(0)
-
-    if kind is FeedKind.TICKER:
-        return {n: cat(n) for n in ("ts", "bid", "bidSize", "ask", "askSize", "last", "volume")}
-    if kind is FeedKind.KLINE:
-        arrays = {n: cat(n) for n in ("ts", "open", "high", "low", "close", "volume")}
-        arrays["closeTs"] = arrays["ts"].astype(np.int64) + cadence_ms - 1
-        return arrays
-    return {n: cat(n) for n in ("ts", "rate", "markPrice")}
 
 
 class DryRunner:
@@ -101,7 +83,7 @@ class DryRunner:
         instrument, frames = self._sample(feed)
         run_dir = Path(tempfile.mkdtemp(prefix=f"dryrun-{feed.value}-", dir=self._ensure_dir()))
         try:
-            columns = write_columns(run_dir, feed, feed_arrays(feed, frames))
+            columns = write_columns(run_dir, feed, assemble(feed.value, frames, SAMPLE_CADENCE_MS))
             request = RunRequest(
                 class_files=record.class_files,
                 main_class=record.main_class,

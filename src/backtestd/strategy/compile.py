@@ -86,9 +86,6 @@ def _compiled(language: Language, digest: str, result: CompileResult) -> Compile
         content_digest=digest,
         main_class=result.main_class,
         class_files=dict(result.class_files),
-        declared_properties=tuple(
-            PropertySpec(p.name, p.description, p.default_value, p.reflected, p.min, p.max, p.step)
-            for p in result.declared_properties
-        ),
+        declared_properties=tuple(result.declared_properties),
         required_sources=tuple(result.required_sources),
     )

@@ -75,9 +75,7 @@ def prepare_state(
     job = services.backtests.prepare_state(principal, exchangeId, type, jobId)
     body = job_state(job)
     if job.status.terminal:
-        body.update({k: v for k, v in job.result.items() if v is not None or k.startswith("data")})
-        body.setdefault("dataFrom", None)
-        body.setdefault("dataTo", None)
+        body.update({"dataFrom": None, "dataTo": None, **job.result})
     return JSONResponse(body)
 
 

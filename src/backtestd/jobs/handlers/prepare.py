@@ -22,6 +22,7 @@ from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.progress import JobProgress
 from backtestd.storage.objects.keys import prepared_column_key, prepared_manifest_key
 from backtestd.strategy.jvm import FEED_COLUMNS, FeedKind
+from backtestd.strategy.jvm.columns import column_dtype
 
 KIND_BY_TYPE = {"ticker": DataKind.TICKERS, "kline": DataKind.KLINES, "funding": DataKind.FUNDING}
 PROGRESS_EVERY_HOURS = 24
@@ -73,9 +74,7 @@ def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
     )
     feed = FeedKind(job.data_type)
     for name in FEED_COLUMNS[feed]:
-        data = np.ascontiguousarray(columns[name]).astype(
-            "<i8" if columns[name].dtype.kind == "i" else "<f8", copy=False
-        )
+        data = np.ascontiguousarray(columns[name], dtype=column_dtype(name))
         ctx.objects.put(prepared_column_key(job.job_id, name), data.tobytes())
     state = {
         "dataFrom": iso_z(coverage.data_from),

@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.domain.strategies import PropertySpec
+
 
 class RunFailureKind(enum.StrEnum):
     """Why a request failed. The host sends all but ``host_crashed``, which the client infers."""
@@ -121,17 +123,8 @@ class Diagnostic:
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
 
-@dataclass(frozen=True)
-class DeclaredProperty:
-    """A ``@StrategyProperty`` as the API's ``DeclaredProperty`` describes it."""
-
-    name: str
-    description: str
-    default_value: str | None
-    reflected: bool
-    min: float | None = None
-    max: float | None = None
-    step: float | None = None
+DeclaredProperty = PropertySpec
+"""A ``@StrategyProperty`` as the API's ``DeclaredProperty`` describes it (the domain record)."""
 
 
 @dataclass(frozen=True)
