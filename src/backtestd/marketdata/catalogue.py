@@ -31,6 +31,8 @@ KNOWN_NAMES = {
     "coinbase": "Coinbase",
 }
 LISTING_TTL_SECONDS = 10.0
+SIM_KLINE_INTERVAL = "1s"
+"""The width of the bars a generating source builds from its ticks."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,26 @@ class Catalogue:
 
     def exchange_exists(self, exchange_id: str) -> bool:
         return any(info.id == exchange_id for info in self.exchanges())
+
+    def generates(self, exchange_id: str) -> bool:
+        """Whether the exchange's hours are generated on demand (``sim``) rather than stored."""
+        return exchange_id in self._sources
+
+    def kline_intervals(self, exchange_id: str, instrument: Instrument) -> list[str]:
+        """The native widths of the instrument's source kline bars (``[]`` when it has none).
+
+        A generated exchange builds one-second bars. An ingested one records the archive file's
+        interval with every stored hour (``market_hours.interval``), so this lists each interval
+        ingested for the instrument; the prepare rule needs all of them (a prepared bar must be
+        made of whole bars of every interval present). Hours stored without one are ignored.
+        """
+        if exchange_id in self._sources:
+            return [SIM_KLINE_INTERVAL]
+        with self._database.unit_of_work() as uow:
+            intervals = MarketHourRepository(uow.session).intervals(
+                exchange_id, instrument.symbol, DataKind.KLINES.value
+            )
+        return sorted(interval for interval in intervals if interval is not None)
 
     # -- instruments -------------------------------------------------------------------
 

@@ -16,7 +16,8 @@ from typing import Any
 from backtestd.domain.accounts import Principal
 from backtestd.domain.canonical import content_id, normalise
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
-from backtestd.engine.cadence import resolve_cadence
+from backtestd.domain.marketdata import Instrument
+from backtestd.engine.cadence import native_width_ms, resolve_cadence
 from backtestd.engine.prepare import parse_range_bound
 from backtestd.errors import InvalidInput, LimitExceeded, NotFound
 from backtestd.jobs.executors.base import JobExecutor
@@ -86,12 +87,15 @@ class BacktestService:
         if not request.instrument:
             raise InvalidInput("'instrument' is required for a managed exchange, e.g. BTC/USDT")
         instrument = self._instrument(exchange_id, request.instrument)
-        start, end = self._range(request.from_, request.to)
+        start, end = self._range(
+            request.from_, request.to, bounded=self._catalogue.generates(exchange_id)
+        )
+        native_ms = self._native_kline_ms(exchange_id, data_type, instrument)
         try:
-            cadence, cadence_ms = resolve_cadence(data_type, request.cadence)
+            cadence, cadence_ms = resolve_cadence(data_type, request.cadence, native_ms)
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
-        spec = {
+        spec: dict[str, Any] = {
             "exchange": exchange_id,
             "type": data_type,
             "instrument": instrument,
@@ -100,6 +104,9 @@ class BacktestService:
             "cadence": cadence,
             "cadenceMs": cadence_ms,
         }
+        if native_ms is not None:
+            # The worker classifies coverage by the source's bar width (docs/prepare.md).
+            spec["sourceCadenceMs"] = native_ms
         job_id = content_id("prepare", principal.user_id, spec)
         return self._submit(principal, JobKind.PREPARE, exchange_id, data_type, spec, job_id)
 
@@ -238,7 +245,17 @@ class BacktestService:
             raise InvalidInput(f"instrument {text!r} must look like BASE/QUOTE, e.g. BTC/USDT")
         return self._catalogue.resolve(exchange_id, base, quote).symbol
 
-    def _range(self, from_text: str, to_text: str) -> tuple[datetime, datetime]:
+    def _native_kline_ms(self, exchange_id: str, data_type: str, symbol: str) -> int | None:
+        """The kline source's bar width for the look-ahead rule; ``None`` for other types."""
+        if data_type != "kline":
+            return None
+        intervals = self._catalogue.kline_intervals(exchange_id, Instrument.parse(symbol))
+        return native_width_ms(intervals)
+
+    def _range(self, from_text: str, to_text: str, *, bounded: bool) -> tuple[datetime, datetime]:
+        """Parse and check ``[from, to)``. ``bounded``: the exchange generates its data on
+        demand, so ``from`` must lie inside the lookback window; stored (ingested) history
+        of any age is preparable (docs/prepare.md)."""
         start = _bound("from", from_text)
         end = _bound("to", to_text)
         now = self._clock()
@@ -247,10 +264,11 @@ class BacktestService:
         if end > now:
             raise InvalidInput(f"'to' ({to_text}) is in the future; the latest allowed is now")
         oldest = now - timedelta(days=self._settings.prepare_lookback_days)
-        if start < oldest:
+        if bounded and start < oldest:
             raise InvalidInput(
                 f"'from' ({from_text}) is older than the lookback window of "
-                f"{self._settings.prepare_lookback_days} days (earliest {oldest:%Y-%m-%d})"
+                f"{self._settings.prepare_lookback_days} days for generated data (earliest "
+                f"{oldest:%Y-%m-%d}); widen it with BACKTESTD_PREPARE_LOOKBACK_DAYS"
             )
         return start, end
 

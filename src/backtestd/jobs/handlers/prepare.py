@@ -2,7 +2,8 @@
 
 The dataset is a set of raw little-endian column files in the engine's feed layout plus a
 manifest, written last: execute and sweep map the columns directly and never read raw hours.
-Coverage is reported per hour (``hoursWithoutData`` with a rationale).
+Coverage is reported per hour (``hoursWithoutData`` with a rationale), judged by the source's
+kind and, for klines, its native bar width (``sourceCadenceMs``, set by the service).
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
         first_ts=first_ts,
         last_ts=last_ts,
         kind=job.data_type,
+        native_cadence_ms=spec.get("sourceCadenceMs"),
     )
     feed = FeedKind(job.data_type)
     for name in FEED_COLUMNS[feed]:

@@ -62,6 +62,20 @@ class MarketHourRepository:
             for symbol, kind, first, last, interval in rows
         ]
 
+    def intervals(self, exchange_id: str, symbol: str, kind: str) -> list[str | None]:
+        """The distinct native intervals recorded for one instrument's stored hours of ``kind``
+        (``None`` for hours stored without one, e.g. generated or tick data)."""
+        rows = self._session.execute(
+            select(market_hours.c.interval)
+            .distinct()
+            .where(
+                market_hours.c.exchange_id == exchange_id,
+                market_hours.c.symbol == symbol,
+                market_hours.c.kind == kind,
+            )
+        ).scalars()
+        return list(rows)
+
     def hours(
         self, exchange_id: str, symbol: str, kind: str, start: datetime, end: datetime
     ) -> list[HourStats]:
