@@ -215,13 +215,27 @@ def test_a_full_day_of_1s_klines_becomes_24_full_hours(tmp_path: Path) -> None:
 
 
 def test_hour_boundaries_are_half_open(tmp_path: Path) -> None:
+    # Trades, because kline bars must open on their interval's boundaries.
     times = [JAN1 + HOUR - 1, JAN1 + HOUR, JAN1 + 2 * HOUR - 1, JAN1]
-    rows = [Kline(t, 1.0, 2.0, 0.5, 1.5, float(i)) for i, t in enumerate(times)]
-    parsed = parse_archive(write_klines(tmp_path, rows, interval="1s", zipped=False))
+    rows = [Trade(i, 1.5, 1.0, t, False) for i, t in enumerate(times)]
+    parsed = parse_archive(write_trades(tmp_path, rows, zipped=False))
     assert [(frame.hour, frame.columns["ts"].tolist()) for frame in parsed.frames] == [
         (hour_dt(JAN1), [JAN1, JAN1 + HOUR - 1]),
         (hour_dt(JAN1 + HOUR), [JAN1 + HOUR, JAN1 + 2 * HOUR - 1]),
     ]
+
+
+@pytest.mark.parametrize(("interval", "shift"), [("1h", 60_000), ("1m", 1_000), ("1s", 1)])
+def test_klines_off_their_interval_boundary_are_refused(
+    tmp_path: Path, interval: str, shift: int
+) -> None:
+    """A shifted bar would straddle two prepared bars and be closed before it ends."""
+    step = {"1h": HOUR, "1m": 60_000, "1s": 1_000}[interval]
+    rows = klines(JAN1, 3, step)
+    rows[2] = Kline(rows[2].open_time + shift, 1.0, 2.0, 0.5, 1.5, 1.0)
+    path = write_klines(tmp_path, rows, interval=interval, zipped=False)
+    with pytest.raises(ArchiveFormatError, match=f"line 3: open_time .* {interval} interval"):
+        parse_archive(path)
 
 
 def test_unsorted_klines_are_sorted_with_their_values(tmp_path: Path) -> None:

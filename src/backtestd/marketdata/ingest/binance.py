@@ -40,6 +40,7 @@ KLINE_INTERVALS: tuple[str, ...] = (
     "1s", "1m", "3m", "5m", "15m", "30m", "1h", "2h", "4h", "6h", "8h", "12h", "1d",
 )  # fmt: skip
 KLINES, TRADES, AGG_TRADES = "klines", "trades", "aggTrades"
+_UNIT_MS = {"s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 
 # SYMBOL-KIND-YYYY-MM[-DD].zip|csv: daily and monthly archive files, zipped or unpacked.
 _FILE_NAME = re.compile(
@@ -127,16 +128,32 @@ def parse_archive(path: Path, instrument: Instrument | None = None) -> ParsedArc
             raise ArchiveFormatError(f"{path}: {exc}") from exc
     table = read_columns(open_source(path), _LAYOUTS[family])
     if family == KLINES:
-        kind, columns = DataKind.KLINES, _kline_columns(table)
+        assert interval is not None  # detect_archive names one for every kline file
+        kind, columns = DataKind.KLINES, _kline_columns(table, interval)
     else:
         kind, columns = DataKind.TICKERS, _ticker_columns(table, *_TRADE_FIELDS[family])
     return ParsedArchive(instrument, kind, interval, split_hours(kind, columns))
 
 
-def _kline_columns(table: CsvColumns) -> dict[str, np.ndarray]:
-    """Kline rows keyed by open time; values are stored exactly as Binance published them."""
+def _kline_columns(table: CsvColumns, interval: str) -> dict[str, np.ndarray]:
+    """Kline rows keyed by open time; values are stored exactly as Binance published them.
+
+    Every open time must be an epoch multiple of the interval, as Binance's are: prepares
+    trust that a stored bar lies inside one prepared bar (docs/prepare.md, "No look-ahead"),
+    and a shifted bar would be closed before it ends.
+    """
     table.require_finite_non_negative(*_PRICE_FIELDS)
-    columns = {"ts": _epoch_ms(table, "open_time")}
+    ts = _epoch_ms(table, "open_time")
+    width = int(interval[:-1]) * _UNIT_MS[interval[-1]]
+    misaligned = ts % width != 0
+    if misaligned.any():
+        row = int(np.argmax(misaligned))
+        raise table.fail(
+            row,
+            f"open_time {int(ts[row])} is not a multiple of the file's {interval} interval; "
+            "kline bars must open on interval boundaries (check the file name's interval)",
+        )
+    columns = {"ts": ts}
     columns |= {name: table.columns[name] for name in _PRICE_FIELDS}
     return sort_by_ts(columns)
 
