@@ -20,6 +20,9 @@ from tests.support.server import LiveServer
 from tests.unit.marketdata.binance_files import Kline, write_klines
 
 SYMBOL, INSTRUMENT = "EURUSDT", "EUR/USDT"
+# An exchange of its own, so this module's listing requests do not fill the catalogue's
+# short-lived listing cache of the exchange other modules ingest into.
+EXCHANGE = "fxhistory"
 HOUR = timedelta(hours=1)
 ALLOWED_OVER_1H = "1h, 2h, 4h, 8h, 12h, 1d, 1w, 1q"
 
@@ -57,15 +60,15 @@ def hourly(live_server: LiveServer, tmp_path_factory: pytest.TempPathFactory) ->
         write_klines(folder, BARS_2017, symbol=SYMBOL, interval="1h", period="2017-03"),
         write_klines(folder, BARS_2024, symbol=SYMBOL, interval="1h", period="2024-03"),
     ]
-    out = live_server.cli("ingest", "--exchange", "binance", *map(str, files)).stdout
+    out = live_server.cli("ingest", "--exchange", EXCHANGE, *map(str, files)).stdout
     assert INSTRUMENT in out
     token = live_server.token(live_server.create_key("hourly-user"))
     headers = {"Authorization": f"Bearer {token}"}
     deadline = time.monotonic() + 25  # the catalogue caches lists for up to 10 s
     while time.monotonic() < deadline:
         exchanges = httpx.get(f"{live_server.base_url}/exchanges").json()
-        listing = httpx.get(f"{live_server.base_url}/exchange/binance/instruments").json()
-        if any(e["id"] == "binance" for e in exchanges) and any(
+        listing = httpx.get(f"{live_server.base_url}/exchange/{EXCHANGE}/instruments").json()
+        if any(e["id"] == EXCHANGE for e in exchanges) and any(
             i["id"] == INSTRUMENT for i in listing.get("data", [])
         ):
             break
@@ -75,7 +78,7 @@ def hourly(live_server: LiveServer, tmp_path_factory: pytest.TempPathFactory) ->
 
 def prepare(server: LiveServer, headers: dict[str, str], body: dict[str, Any]) -> httpx.Response:
     return httpx.post(
-        f"{server.base_url}/backtest/binance/kline/prepare",
+        f"{server.base_url}/backtest/{EXCHANGE}/kline/prepare",
         json={"instrument": INSTRUMENT, **body},
         headers=headers,
         timeout=60,
@@ -89,7 +92,7 @@ def completed(server: LiveServer, headers: dict[str, str], body: dict[str, Any])
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         state = httpx.get(
-            f"{server.base_url}/backtest/binance/kline/prepare/{job_id}", headers=headers
+            f"{server.base_url}/backtest/{EXCHANGE}/kline/prepare/{job_id}", headers=headers
         ).json()
         if state["status"] in ("Completed", "Failed", "Aborted"):
             assert state["status"] == "Completed", state
@@ -175,7 +178,7 @@ def test_generated_data_keeps_the_lookback_and_names_its_setting(
 def test_listing_of_stale_data_shows_values_as_of_its_last_day(
     live_server: LiveServer, hourly: dict[str, str]
 ) -> None:
-    listing = httpx.get(f"{live_server.base_url}/exchange/binance/instruments").json()
+    listing = httpx.get(f"{live_server.base_url}/exchange/{EXCHANGE}/instruments").json()
     entry = next(i for i in listing["data"] if i["id"] == INSTRUMENT)
     assert entry["coverage"]["klines"] == {
         "from": "2017-03-06T00:00:00Z",
