@@ -121,6 +121,10 @@ class Settings(BaseSettings):
     dask_workers: int = Field(default=0, ge=0)  # LocalCluster workers; 0 = one per core
     max_queued_jobs: int = Field(default=1000, ge=1)
     max_active_prepares_per_user: int = Field(default=8, ge=1)
+    sweep_budget: int = Field(default=20_000, ge=1)  # backtests one sweep may run, folds included
+    sweep_max_folds: int = Field(default=12, ge=2)
+    sweep_max_shards: int = Field(default=64, ge=1)
+    sweep_leaderboard_limit: int = Field(default=100, ge=1)  # rows in the ranked view
     prepare_lookback_days: int = Field(default=1825, ge=1)
     low_activity_rows: int = Field(default=60, ge=1)
 

@@ -10,7 +10,7 @@ from fastapi import APIRouter, FastAPI
 
 from backtestd.api.body_limit import BodyLimitMiddleware
 from backtestd.api.errors import install_error_handlers
-from backtestd.api.routes import account, auth, backtests, market, strategies
+from backtestd.api.routes import account, auth, backtests, market, strategies, sweeps
 from backtestd.services.container import Services, build_services, start_executor
 from backtestd.settings import Settings
 
@@ -29,6 +29,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         if app.state.services.backtests.executor is None:
             app.state.services.backtests.executor = start_executor(settings)
         log.info("jobs run on %s", app.state.services.backtests.executor.describe())
+        app.state.services.sweeps.finish_orphans()
         resumed = app.state.services.backtests.resume_unfinished()
         if resumed:
             log.info("resubmitted %d unfinished jobs", resumed)
@@ -48,7 +49,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     v1 = APIRouter(prefix=API_PREFIX)
-    for module in (auth, account, market, strategies, backtests):
+    for module in (auth, account, market, strategies, backtests, sweeps):
         v1.include_router(module.router)
     app.include_router(v1)
     install_error_handlers(app)

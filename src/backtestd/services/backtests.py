@@ -162,12 +162,17 @@ class BacktestService:
     # -- recovery -----------------------------------------------------------------------
 
     def resume_unfinished(self) -> int:
-        """Resubmit every job left New or Started by a previous process."""
+        """Resubmit every job left New or Started by a previous process.
+
+        A sweep row is not work of its own: its shards are resubmitted, and the last one to end
+        finishes the sweep.
+        """
         with self._database.unit_of_work() as uow:
             unfinished = JobRepository(uow.session).unfinished()
-        for job in unfinished:
+        runnable = [job for job in unfinished if job.kind is not JobKind.SWEEP]
+        for job in runnable:
             self._require_executor().submit(job.job_id)
-        return len(unfinished)
+        return len(runnable)
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -208,7 +213,7 @@ class BacktestService:
             )
         if kind is JobKind.EXECUTE:
             limit = self._settings.tiers[principal.tier].max_execute
-            if repo.count_active(JobKind.EXECUTE, principal.user_id) >= limit:
+            if repo.count_active((JobKind.EXECUTE, JobKind.SWEEP), principal.user_id) >= limit:
                 raise LimitExceeded(
                     f"at most {limit} concurrent executions and sweeps are allowed on the "
                     f"{principal.tier} tier; wait for one to finish or cancel one"

@@ -177,6 +177,7 @@ class CompileResult:
                 min=p.get("min"),
                 max=p.get("max"),
                 step=p.get("step"),
+                type=p.get("type"),
             )
             for p in answer.get("declared_properties", ())
         )

@@ -1,0 +1,67 @@
+"""A sweep's parameter vectors, re-expanded identically on every worker from the stored spec.
+
+The spec stores each axis's coerced lattice, the sampler and the seed, so the API (which counts
+and validates) and every shard (which runs a range of ``runIx``) see the same vectors in the
+same order without storing them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+
+from backtestd.domain.sweeps import CurveMode, Sampler, SweepSpec
+
+AUTO_RETAINED_CURVES = 10
+"""Trials that keep an equity curve under ``equityCurve.mode = auto`` (the best by objective)."""
+
+
+def lattices(spec: SweepSpec) -> list[tuple[str, list[Any]]]:
+    return [(axis["name"], list(axis["values"])) for axis in spec.axes]
+
+
+def grid_size(axes: list[tuple[str, list[Any]]]) -> int:
+    return math.prod(len(values) for _, values in axes)
+
+
+def expand_vectors(spec: SweepSpec) -> list[dict[str, Any]]:
+    """Every vector of the sweep; index = ``runIx`` (fold-local index in walk-forward mode).
+
+    ``grid`` is the cartesian product with the first axis varying slowest; ``random`` draws
+    ``samples`` lattice points uniformly; ``lhs`` draws a Latin hypercube over the lattice.
+    """
+    axes = lattices(spec)
+    names = [name for name, _ in axes]
+    if spec.sampler is Sampler.GRID:
+        return [
+            dict(zip(names, combo, strict=True))
+            for combo in itertools.product(*(v for _, v in axes))
+        ]
+    n = int(spec.samples or 0)
+    rng = np.random.default_rng(spec.seed)
+    if spec.sampler is Sampler.RANDOM:
+        picks = [rng.integers(0, len(values), size=n) for _, values in axes]
+    else:
+        picks = [
+            np.floor((rng.permutation(n) + rng.random(n)) / n * len(values)).astype(np.int64)
+            for _, values in axes
+        ]
+    return [
+        {name: values[int(pick[i])] for (name, values), pick in zip(axes, picks, strict=True)}
+        for i in range(n)
+    ]
+
+
+def retained_count(spec: SweepSpec, total: int) -> int:
+    """How many trials keep their equity curve (the best ones by the submitted objective)."""
+    prefs = spec.curves
+    if prefs.mode is CurveMode.NONE:
+        return 0
+    if prefs.mode is CurveMode.TOP_N:
+        return min(int(prefs.n or 0), total)
+    if prefs.mode is CurveMode.TOP_PCT:
+        return min(total, math.ceil(float(prefs.max_pct or 0) / 100.0 * total))
+    return min(AUTO_RETAINED_CURVES, total)
