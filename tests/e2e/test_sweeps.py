@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -455,3 +456,44 @@ def test_cancel_stops_the_sweep_and_keeps_finished_rows(
             exchange_id="sim", type_="ticker", request_id=prepared, sweep_id=accepted.sweep_id
         )
     assert caught.value.status == 404
+
+
+def test_unfinished_sweep_resumes_after_a_restart_without_redoing_rows(tmp_path: Path) -> None:
+    server = LiveServer(tmp_path / "sweep-restart", extra_env={"BACKTESTD_DASK_WORKERS": "1"})
+    server.start()
+    try:
+        session = auth(server.create_key("sweep-restarter"), base_url=server.base_url)
+        strategy = session.compile_strategy(source("ema_cross_fragile.java")).strategy_id
+        start, end = recent_range(6)
+        job = session.prepare(
+            exchange_id="sim", type_="ticker", instrument="SOL/USDT", from_=start, to=end
+        )
+        assert wait_prepare(session, "sim", "ticker", job.job_id).status.value == "Completed"
+        accepted = session.sweep(
+            exchange_id="sim",
+            type_="ticker",
+            request_id=job.job_id,
+            strategy_id=strategy,
+            params={"fast": {"from": 2, "to": 31, "step": 1}, "slow": {"values": [40]}},
+        )
+        deadline = time.monotonic() + 120
+        before: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            before = result_of(session, job.job_id, accepted.sweep_id, order="natural")
+            if before["progress"]["done"] >= 3:
+                break
+            time.sleep(0.1)
+        assert 3 <= before["progress"]["done"] < 30, before["progress"]
+        server.stop()
+        server.start()
+        session = auth(server.create_key("sweep-restarter"), base_url=server.base_url)
+        final = wait_sweep(session, job.job_id, accepted.sweep_id, order="natural")
+        assert final["status"] == "COMPLETED"
+        assert [r["runIx"] for r in final["leaderboard"]] == list(range(30))
+        by_ix = {r["runIx"]: r for r in final["leaderboard"]}
+        stored = (*METRICS, "params", "runtimeMs", "aborted")
+        for row in before["leaderboard"]:
+            # The same runtimeMs too: a row finished before the restart was not run again.
+            assert {k: by_ix[row["runIx"]][k] for k in stored} == {k: row[k] for k in stored}
+    finally:
+        server.stop()
