@@ -134,8 +134,8 @@ class SweepService:
                 "axis points, fewer samples or fewer folds"
             )
         self._check_curves(request.curves)
-        base = _base_config(request.base_config)
-        sweep_id = _sweep_id(principal.user_id, request_id, request, sampler, axes, base)
+        base = sweep_base_config(request.base_config)
+        sweep_id = sweep_id_for(principal.user_id, request_id, request, sampler, axes, base)
         seed = request.seed if request.seed is not None else secrets.randbelow(MAX_SAFE_SEED)
         spec = SweepSpec(
             prepare_job_id=request_id,
@@ -242,7 +242,7 @@ class SweepService:
                 )
             )
             shard_ids = []
-            for n, shard_spec in enumerate(_shard_specs(sweep_id, spec, vectors)):
+            for n, shard_spec in enumerate(shard_specs(sweep_id, spec, vectors)):
                 shard_id = f"{sweep_id}.{n}"
                 repo.add(
                     JobRecord(
@@ -360,7 +360,7 @@ def _accepted(spec: SweepSpec, sweep_id: str, vectors: int, queued: bool) -> Swe
     return SweepAccepted(sweep_id, vectors, spec.shards, spec.seed, queued, walk)
 
 
-def _shard_specs(sweep_id: str, spec: SweepSpec, vectors: int) -> list[dict[str, Any]]:
+def shard_specs(sweep_id: str, spec: SweepSpec, vectors: int) -> list[dict[str, Any]]:
     if spec.walk_forward is not None:
         return [{"sweepId": sweep_id, "fold": f} for f in range(spec.walk_forward.folds)]
     bounds = [k * vectors // spec.shards for k in range(spec.shards + 1)]
@@ -370,7 +370,7 @@ def _shard_specs(sweep_id: str, spec: SweepSpec, vectors: int) -> list[dict[str,
     ]
 
 
-def _sweep_id(
+def sweep_id_for(
     user_id: str,
     request_id: str,
     request: SweepRequest,
@@ -410,7 +410,7 @@ def _sweep_id(
     return "swp_" + digest.hexdigest()
 
 
-def _base_config(config: dict[str, Any]) -> dict[str, Any]:
+def sweep_base_config(config: dict[str, Any]) -> dict[str, Any]:
     """The sweep's portfolio settings with every default filled (so omission equals default)."""
     fee = config.get("feeRate", 0.001)
     out = {

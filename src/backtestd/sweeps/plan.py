@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from backtestd.domain.sweeps import CurveMode, Sampler, SweepSpec
 
@@ -45,14 +46,27 @@ def expand_vectors(spec: SweepSpec) -> list[dict[str, Any]]:
     if spec.sampler is Sampler.RANDOM:
         picks = [rng.integers(0, len(values), size=n) for _, values in axes]
     else:
-        picks = [
-            np.floor((rng.permutation(n) + rng.random(n)) / n * len(values)).astype(np.int64)
-            for _, values in axes
-        ]
+        picks = [_lhs_indices(rng, n, len(values)) for _, values in axes]
     return [
         {name: values[int(pick[i])] for (name, values), pick in zip(axes, picks, strict=True)}
         for i in range(n)
     ]
+
+
+def _lhs_indices(rng: np.random.Generator, n: int, size: int) -> npt.NDArray[np.int64]:
+    """Lattice indices of a Latin hypercube column: sample ``i`` falls in stratum ``perm[i]``.
+
+    Stratum ``k`` of ``n`` owns the lattice indices ``[ceil(k*L/n), ceil((k+1)*L/n))``, so with
+    a lattice at least as fine as the strata every stratum is hit exactly once; a coarser
+    lattice maps several strata onto one point.
+    """
+    strata = rng.permutation(n)
+    u = rng.random(n)
+    if size >= n:
+        lo = -((-strata * size) // n)
+        hi = -((-(strata + 1) * size) // n)
+        return (lo + np.floor(u * (hi - lo))).astype(np.int64)
+    return np.floor((strata + u) * size / n).astype(np.int64)
 
 
 def retained_count(spec: SweepSpec, total: int) -> int:

@@ -138,7 +138,7 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
         if run_ix in done:
             continue
         trial = shard.trial(run_ix, shard.vectors[run_ix], None, keep > 0)
-        writer.add(trial.row, _keep_best(shard.spec.objective, kept, trial, keep))
+        writer.add(trial.row, keep_best(shard.spec.objective, kept, trial, keep))
     writer.flush()
     return {"rows": writer.written}
 
@@ -188,7 +188,7 @@ class _RowWriter:
         self._progress.update(self.written)  # raises JobCancelled once a cancel is requested
 
 
-def _keep_best(
+def keep_best(
     objective: Objective, kept: list[tuple[float, int]], trial: Trial, keep: int
 ) -> list[int]:
     """Track the shard's best ``keep`` curves; return the run indices whose curve to drop.
