@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI
 
 from backtestd.api.body_limit import BodyLimitMiddleware
+from backtestd.api.dashboard import mount_dashboard
 from backtestd.api.errors import install_error_handlers
 from backtestd.api.routes import account, auth, backtests, market, strategies, sweeps
 from backtestd.services.container import Services, build_services, start_executor
@@ -52,6 +53,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
     for module in (auth, account, market, strategies, backtests, sweeps):
         v1.include_router(module.router)
     app.include_router(v1)
+    mount_dashboard(app)
     install_error_handlers(app)
 
     def cap_for(method: str, path: str) -> int:
