@@ -22,7 +22,7 @@ from backtestd.engine.metrics import Metrics, sweep_row_fields
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.execute import ExecuteFailed
 from backtestd.jobs.handlers.trial import PreparedData, TrialFailed, evaluate, load_prepared
-from backtestd.jobs.progress import JobProgress
+from backtestd.jobs.progress import JobCancelled, JobProgress
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.sweeps import SweepRowRepository
@@ -137,6 +137,7 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
     for run_ix in range(start, stop):
         if run_ix in done:
             continue
+        writer.check_cancel()
         trial = shard.trial(run_ix, shard.vectors[run_ix], None, keep > 0)
         writer.add(trial.row, keep_best(shard.spec.objective, kept, trial, keep))
     writer.flush()
@@ -146,13 +147,15 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
 class _RowWriter:
     """Writes finished rows in small batches (one transaction per batch, not per vector).
 
-    A batch is flushed every ``FLUSH_SECONDS`` or ``FLUSH_ROWS`` rows, and the cancellation flag
-    is read at each flush, so a cancel stops the shard within about ``FLUSH_SECONDS`` plus the
-    vector in flight while short trials do not pay three transactions each.
+    A batch is flushed every ``FLUSH_SECONDS`` or ``FLUSH_ROWS`` rows. The cancellation flag is
+    read before a vector starts (at most every ``CANCEL_CHECK_SECONDS``, one small read), so a
+    cancel stops the shard after the vector in flight while short trials do not pay a write
+    transaction each.
     """
 
     FLUSH_SECONDS = 0.5
     FLUSH_ROWS = 50
+    CANCEL_CHECK_SECONDS = 0.05
 
     def __init__(self, ctx: WorkerContext, sweep_id: str, progress: JobProgress, done: int):
         self._ctx = ctx
@@ -161,7 +164,20 @@ class _RowWriter:
         self._pending: list[SweepRow] = []
         self._dropped: set[int] = set()
         self._last = time.monotonic()
+        self._last_check = 0.0
         self.written = done
+
+    def check_cancel(self) -> None:
+        """Before a vector: flush what is pending and stop if a cancel was requested."""
+        now = time.monotonic()
+        if now - self._last_check < self.CANCEL_CHECK_SECONDS:
+            return
+        self._last_check = now
+        try:
+            self._progress.check()
+        except JobCancelled:
+            self.flush(update=False)
+            raise
 
     def add(self, row: SweepRow, dropped: list[int]) -> None:
         self._pending.append(row)
@@ -172,7 +188,7 @@ class _RowWriter:
         ):
             self.flush()
 
-    def flush(self) -> None:
+    def flush(self, update: bool = True) -> None:
         pending_ixs = {row.run_ix for row in self._pending}
         with self._ctx.database.unit_of_work() as uow:
             repo = SweepRowRepository(uow.session)
@@ -185,7 +201,8 @@ class _RowWriter:
         self._pending.clear()
         self._dropped.clear()
         self._last = time.monotonic()
-        self._progress.update(self.written)  # raises JobCancelled once a cancel is requested
+        if update:
+            self._progress.update(self.written)  # raises JobCancelled once a cancel is requested
 
 
 def keep_best(
