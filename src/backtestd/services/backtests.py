@@ -16,7 +16,8 @@ from typing import Any
 from backtestd.domain.accounts import Principal
 from backtestd.domain.canonical import content_id, normalise
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
-from backtestd.engine.cadence import resolve_cadence
+from backtestd.domain.marketdata import Instrument
+from backtestd.engine.cadence import resolve_cadence, width_of
 from backtestd.engine.prepare import parse_range_bound
 from backtestd.errors import InvalidInput, LimitExceeded, NotFound
 from backtestd.jobs.executors.base import JobExecutor
@@ -86,9 +87,11 @@ class BacktestService:
         if not request.instrument:
             raise InvalidInput("'instrument' is required for a managed exchange, e.g. BTC/USDT")
         instrument = self._instrument(exchange_id, request.instrument)
-        start, end = self._range(request.from_, request.to)
+        start, end = self._range(exchange_id, request.from_, request.to)
         try:
-            cadence, cadence_ms = resolve_cadence(data_type, request.cadence)
+            cadence, cadence_ms = resolve_cadence(
+                data_type, request.cadence, self._native_ms(exchange_id, instrument)
+            )
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
         spec = {
@@ -243,7 +246,14 @@ class BacktestService:
             raise InvalidInput(f"instrument {text!r} must look like BASE/QUOTE, e.g. BTC/USDT")
         return self._catalogue.resolve(exchange_id, base, quote).symbol
 
-    def _range(self, from_text: str, to_text: str) -> tuple[datetime, datetime]:
+    def _native_ms(self, exchange_id: str, instrument: str) -> int | None:
+        """Width of the instrument's source kline bars (the coarsest when mixed), if known."""
+        labels = self._catalogue.native_interval(exchange_id, Instrument.parse(instrument))
+        if not labels:
+            return None
+        return max(width_of(label) for label in labels.split(","))
+
+    def _range(self, exchange_id: str, from_text: str, to_text: str) -> tuple[datetime, datetime]:
         start = _bound("from", from_text)
         end = _bound("to", to_text)
         now = self._clock()
@@ -252,10 +262,13 @@ class BacktestService:
         if end > now:
             raise InvalidInput(f"'to' ({to_text}) is in the future; the latest allowed is now")
         oldest = now - timedelta(days=self._settings.prepare_lookback_days)
-        if start < oldest:
+        # The lookback bounds on-demand generation only: stored (ingested) history of any age
+        # can be prepared.
+        if start < oldest and self._catalogue.generates(exchange_id):
             raise InvalidInput(
                 f"'from' ({from_text}) is older than the lookback window of "
-                f"{self._settings.prepare_lookback_days} days (earliest {oldest:%Y-%m-%d})"
+                f"{self._settings.prepare_lookback_days} days for generated data (earliest "
+                f"{oldest:%Y-%m-%d}); BACKTESTD_PREPARE_LOOKBACK_DAYS sets the window"
             )
         return start, end
 

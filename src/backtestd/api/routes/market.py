@@ -147,6 +147,7 @@ def _listing(listing: InstrumentListing) -> InstrumentListResponse:
                 coverage=Coverage(tickers=_window(e.tickers), klines=_window(e.klines)),
                 lastPrice=e.last_price,
                 volume24h=e.volume_24h,
+                lastPriceAt=e.price_as_of,
             )
             for e in listing.entries
         ],

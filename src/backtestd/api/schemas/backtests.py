@@ -67,6 +67,7 @@ class PrepareJobState(WireModel):
     coverageRatio: float | None = None
     totalHours: int | None = None
     hoursWithData: int | None = None
+    closedHours: int | None = None
     hoursWithoutData: list[HourWithoutData] | None = None
 
 

@@ -34,6 +34,7 @@ class Instrument(WireModel):
     coverage: Coverage
     lastPrice: float
     volume24h: float
+    lastPriceAt: datetime | None = None  # the figures are as of this time (end of the data)
 
 
 class InstrumentListMeta(WireModel):
