@@ -18,11 +18,11 @@ from backtestd.engine.equity_curve import OutMode, build_equity_curve, equity_po
 from backtestd.engine.metrics import result_fields
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.trial import TrialFailed, evaluate, load_prepared
-from backtestd.jobs.progress import JobProgress
+from backtestd.jobs.progress import JobCancelled, JobProgress
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
 from backtestd.storage.objects.keys import signals_key
-from backtestd.strategy.jvm import RunFailure, RunRequest, RunResult
+from backtestd.strategy.jvm import RunFailure, RunFailureKind, RunRequest, RunResult
 
 MAX_NOTICES = 50
 
@@ -97,8 +97,10 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
         cpu_limit_s=ctx.settings.run_cpu_limit_seconds,
     )
     try:
-        run = ctx.engines.run(request)
+        run = ctx.engines.run(request, progress.cancel_requested)
     except RunFailure as failure:
+        if failure.kind is RunFailureKind.CANCELLED:
+            raise JobCancelled(job.job_id) from failure
         message = failure.message
         if failure.declared_properties:
             message += f" (declared properties: {', '.join(failure.declared_properties)})"

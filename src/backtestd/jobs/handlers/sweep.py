@@ -26,7 +26,7 @@ from backtestd.jobs.progress import JobCancelled, JobProgress
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.sweeps import SweepRowRepository
-from backtestd.strategy.jvm import RunFailure, RunRequest
+from backtestd.strategy.jvm import RunFailure, RunFailureKind, RunRequest
 from backtestd.sweeps.daily import daily_returns
 from backtestd.sweeps.plan import expand_vectors, retained_count
 from backtestd.sweeps.walkforward import fold_windows
@@ -65,7 +65,12 @@ class _Shard:
         self.vectors = expand_vectors(self.spec)
 
     def trial(
-        self, run_ix: int, params: dict[str, Any], rows: tuple[int, int] | None, keep_curve: bool
+        self,
+        run_ix: int,
+        params: dict[str, Any],
+        rows: tuple[int, int] | None,
+        keep_curve: bool,
+        progress: JobProgress,
     ) -> Trial:
         started = time.perf_counter()
         request = RunRequest(
@@ -79,8 +84,10 @@ class _Shard:
             cpu_limit_s=self.ctx.settings.run_cpu_limit_seconds,
         )
         try:
-            run = self.ctx.engines.run(request)
+            run = self.ctx.engines.run(request, progress.cancel_requested)
         except RunFailure as failure:
+            if failure.kind is RunFailureKind.CANCELLED:
+                raise JobCancelled(self.sweep_id) from failure
             row = SweepRow(
                 sweep_id=self.sweep_id,
                 run_ix=run_ix,
@@ -134,12 +141,16 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
         ]
     progress.size(stop - start)
     writer = _RowWriter(ctx, shard.sweep_id, progress, len(done))
-    for run_ix in range(start, stop):
-        if run_ix in done:
-            continue
-        writer.check_cancel()
-        trial = shard.trial(run_ix, shard.vectors[run_ix], None, keep > 0)
-        writer.add(trial.row, keep_best(shard.spec.objective, kept, trial, keep))
+    try:
+        for run_ix in range(start, stop):
+            if run_ix in done:
+                continue
+            writer.check_cancel()
+            trial = shard.trial(run_ix, shard.vectors[run_ix], None, keep > 0, progress)
+            writer.add(trial.row, keep_best(shard.spec.objective, kept, trial, keep))
+    except JobCancelled:
+        writer.flush(update=False)  # finished rows stay readable
+        raise
     writer.flush()
     return {"rows": writer.written}
 
@@ -173,11 +184,7 @@ class _RowWriter:
         if now - self._last_check < self.CANCEL_CHECK_SECONDS:
             return
         self._last_check = now
-        try:
-            self._progress.check()
-        except JobCancelled:
-            self.flush(update=False)
-            raise
+        self._progress.check()
 
     def add(self, row: SweepRow, dropped: list[int]) -> None:
         self._pending.append(row)
@@ -237,7 +244,7 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> dict[str,
     best: Trial | None = None
     for i, params in enumerate(shard.vectors):
         progress.check()
-        trial = shard.trial(i, params, (in_from, in_to), False)
+        trial = shard.trial(i, params, (in_from, in_to), False, progress)
         if not trial.row.aborted and (
             best is None or _better(spec.objective, trial.objective_value, best.objective_value)
         ):
@@ -246,7 +253,7 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> dict[str,
     if best is None:
         raise ExecuteFailed(f"fold {fold_ix}: every in-sample run aborted", {})
     progress.check()
-    oos = shard.trial(fold_ix, best.row.params, (in_to, out_to), True)
+    oos = shard.trial(fold_ix, best.row.params, (in_to, out_to), True, progress)
     fold = {
         "foldIx": fold_ix,
         "inSampleFrom": in_from,

@@ -26,6 +26,7 @@ class RunFailureKind(enum.StrEnum):
     HOST_CRASHED = "host_crashed"
     BAD_REQUEST = "bad_request"
     INTERNAL_ERROR = "internal_error"
+    CANCELLED = "cancelled"  # the caller stopped the request (inferred by the client)
 
 
 @dataclass(frozen=True)
