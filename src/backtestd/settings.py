@@ -147,10 +147,25 @@ class Settings(BaseSettings):
         return merged
 
     @property
+    def sqlite_path(self) -> Path:
+        """The embedded database file (used when no ``database_url`` is set)."""
+        return (self.data_dir / "backtestd.sqlite3").resolve()
+
+    @property
     def resolved_database_url(self) -> str:
         if self.database_url:
             return self.database_url
-        return f"sqlite:///{(self.data_dir / 'backtestd.sqlite3').resolve()}"
+        return f"sqlite:///{self.sqlite_path}"
+
+    @property
+    def masked_database_url(self) -> str:
+        """The database URL with any password replaced by ``***`` (safe to print)."""
+        url = self.resolved_database_url
+        scheme, sep, rest = url.partition("://")
+        userinfo, at, host = rest.rpartition("@")
+        if not at or ":" not in userinfo:
+            return url
+        return f"{scheme}{sep}{userinfo.split(':', 1)[0]}:***@{host}"
 
     @property
     def resolved_object_store_dir(self) -> Path:

@@ -30,7 +30,9 @@ def create(
             expires_at = datetime.fromisoformat(expires.replace("Z", "+00:00"))
         except ValueError:
             fail(f"--expires {expires!r} is not an ISO-8601 date-time")
-    services = build_services(settings_from(data_dir))
+    settings = settings_from(data_dir)
+    fresh = not settings.database_url and not settings.sqlite_path.exists()
+    services = build_services(settings)
     try:
         record, raw_key = services.auth.create_key(user, tier, expires_at)
     except BacktestdError as exc:
@@ -39,6 +41,15 @@ def create(
     finally:
         services.close()
     typer.echo(f"created key {record.key_id} for user {record.user_id} (tier {record.tier})")
+    typer.echo(f"stored in {settings.masked_database_url}", err=True)
+    if fresh:
+        typer.echo(
+            f"warning: {settings.data_dir.resolve()} had no database yet, so no running service "
+            "uses it. The key only works on a service started with the same data dir: run this "
+            "from the directory where the service runs, or set BACKTESTD_DATA_DIR (or "
+            "--data-dir) to the service's data dir.",
+            err=True,
+        )
     typer.echo(raw_key)
 
 

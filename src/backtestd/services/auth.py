@@ -124,7 +124,12 @@ class AuthService:
             record = ApiKeyRepository(uow.session).by_hash(hash_key(raw_key.strip()))
         now = self._clock()
         if record is None:
-            raise ApiKeyRejected("invalid_apikey", "the API key is not valid")
+            raise ApiKeyRejected(
+                "invalid_apikey",
+                "the API key is not valid: this server does not know it (keys live in the "
+                "server's database; create one with 'backtestd apikey create' using the same "
+                "BACKTESTD_DATA_DIR or BACKTESTD_DATABASE_URL as the server)",
+            )
         if record.revoked_at is not None:
             raise ApiKeyRejected(
                 "apikey_revoked",
