@@ -10,6 +10,7 @@ from fastapi import APIRouter, FastAPI
 
 from backtestd.api.body_limit import BodyLimitMiddleware
 from backtestd.api.dashboard import mount_dashboard
+from backtestd.api.docs import API_DESCRIPTION_VERSION, mount_api_docs, project_version
 from backtestd.api.errors import install_error_handlers
 from backtestd.api.routes import account, auth, backtests, market, strategies, sweeps
 from backtestd.services.container import Services, build_services, start_executor
@@ -42,9 +43,14 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
 
     app = FastAPI(
         title="backtestd — Strategy Backtesting Service API",
-        version="0.128.20",
+        version=project_version(),
+        description=(
+            f"backtestd implements the Strategy Backtesting Service API, interface description "
+            f"version {API_DESCRIPTION_VERSION}. Errors are `{{code, message}}`; invalid "
+            "requests are 400 (never 422)."
+        ),
         openapi_url=f"{API_PREFIX}/openapi.json",
-        docs_url=f"{API_PREFIX}/docs",
+        docs_url=None,
         redoc_url=None,
         redirect_slashes=False,
         lifespan=lifespan,
@@ -53,6 +59,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
     for module in (auth, account, market, strategies, backtests, sweeps):
         v1.include_router(module.router)
     app.include_router(v1)
+    mount_api_docs(app, API_PREFIX)
     mount_dashboard(app)
     install_error_handlers(app)
 
