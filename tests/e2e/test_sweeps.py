@@ -106,6 +106,7 @@ def grid_sweep(carol: AuthenticatedSession, prepared: str, strategy: str) -> dic
         request_id=prepared,
         strategy_id=strategy,
         params=GRID,
+        objective="pnl",  # Sharpe needs two daily returns; these runs last four hours
     )
     assert accepted.total_runs == 6
     assert accepted.queued is True
@@ -146,7 +147,7 @@ def test_identical_submission_answers_the_same_sweep_without_queueing(
                 "fast": {"from": 5.0, "to": 15, "step": 5},
                 "slow": {"values": [20.0, 30.0]},
             },
-            "objective": "sharpe",
+            "objective": "pnl",
             "sampler": "grid",
         },
         "minTradeFloor": 30,
@@ -165,7 +166,7 @@ def test_winner_rerun_through_execute_agrees_on_every_metric(
     strategy: str,
     grid_sweep: dict[str, Any],
 ) -> None:
-    row = max(grid_sweep["natural"]["leaderboard"], key=lambda r: r["sharpe"])
+    row = max(grid_sweep["natural"]["leaderboard"], key=lambda r: r["pnl"])
     results = rerun(live_server, carol, prepared, strategy, row["params"])
     if row["trades"] == 0:
         assert "pnlTotal" not in results
@@ -186,13 +187,14 @@ def test_plateau_ranking_matches_a_brute_force_neighbourhood(
     natural = {r["runIx"]: r for r in grid_sweep["natural"]["leaderboard"]}
     ranked = result_of(carol, prepared, grid_sweep["accepted"]["sweepId"])
     assert ranked["ranking"] == "plateau"
+    assert ranked["objective"] == "pnl"  # the submitted objective is the default
     fasts, slows = [5, 10, 15], [20, 30]
     for row in ranked["leaderboard"]:
         i, j = fasts.index(row["params"]["fast"]), slows.index(row["params"]["slow"])
         around = [(i + d, j) for d in (-1, 1)] + [(i, j + d) for d in (-1, 1)]
-        neighbours = [natural[a * 2 + b]["sharpe"] for a, b in around if 0 <= a < 3 and 0 <= b < 2]
+        neighbours = [natural[a * 2 + b]["pnl"] for a, b in around if 0 <= a < 3 and 0 <= b < 2]
         assert row["neighbourCount"] == len(neighbours)
-        assert row["plateauScore"] == min([natural[row["runIx"]]["sharpe"], *neighbours])
+        assert row["plateauScore"] == min([natural[row["runIx"]]["pnl"], *neighbours])
     scores = [r["plateauScore"] for r in ranked["leaderboard"]]
     assert scores == sorted(scores, reverse=True)
     assert [r["rank"] for r in ranked["leaderboard"]] == list(range(1, 7))
@@ -216,10 +218,10 @@ def test_sensitivity_aggregates_match_the_rows(
         sweep_id=grid_sweep["accepted"]["sweepId"],
     ).to_dict()
     assert body["rowsAnalysed"] == 6
-    assert body["objective"] == "sharpe"
+    assert body["objective"] == "pnl"
     fast = next(m for m in body["marginals"] if m["param"] == "fast")
     for point in fast["points"]:
-        values = [r["sharpe"] for r in rows if r["params"]["fast"] == point["value"]]
+        values = [r["pnl"] for r in rows if r["params"]["fast"] == point["value"]]
         assert point["count"] == len(values)
         assert point["best"] == max(values)
         assert point["worst"] == min(values)

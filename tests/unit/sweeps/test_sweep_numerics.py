@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from backtestd.domain.strategies import PropertySpec
 from backtestd.domain.sweeps import CurveMode, CurvePrefs, Objective, Sampler, SweepSpec
+from backtestd.engine.metrics import daily_returns
 from backtestd.errors import InvalidInput
 from backtestd.sweeps.axes import range_values, resolve_axes
-from backtestd.sweeps.daily import daily_returns
 from backtestd.sweeps.plan import expand_vectors, retained_count
 from backtestd.sweeps.ranking import plateau_scores, rank_order
 from backtestd.sweeps.sensitivity import sensitivity
@@ -304,4 +304,4 @@ def test_daily_returns_sample_each_utc_day_end() -> None:
     ts = np.arange(0, 3 * day + 1, day // 4, dtype=np.int64)
     equity = 100.0 + np.arange(ts.size, dtype=np.float64)
     expected = [104 / 100 - 1, 108 / 104 - 1, 112 / 108 - 1]
-    assert daily_returns(ts, equity) == pytest.approx(expected)
+    assert daily_returns(ts, equity).tolist() == pytest.approx(expected)

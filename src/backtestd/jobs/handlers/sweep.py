@@ -18,7 +18,7 @@ from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.domain.strategies import StrategyRecord
 from backtestd.domain.sweeps import Objective, SweepRow, SweepSpec
 from backtestd.engine.equity_curve import equity_points
-from backtestd.engine.metrics import Metrics, sweep_row_fields
+from backtestd.engine.metrics import Metrics, daily_returns, sweep_row_fields
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.execute import ExecuteFailed
 from backtestd.jobs.handlers.trial import PreparedData, TrialFailed, evaluate, load_prepared
@@ -27,7 +27,6 @@ from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.sweeps import SweepRowRepository
 from backtestd.strategy.jvm import RunFailure, RunFailureKind, RunRequest
-from backtestd.sweeps.daily import daily_returns
 from backtestd.sweeps.plan import expand_vectors, retained_count
 from backtestd.sweeps.walkforward import fold_windows
 
@@ -111,7 +110,9 @@ class _Shard:
             metrics=fields,
             aborted=False,
             runtime_ms=_ms_since(started),
-            daily_returns=tuple(daily_returns(portfolio.equity_ts, portfolio.equity)),
+            daily_returns=tuple(
+                round(float(r), 15) for r in daily_returns(portfolio.equity_ts, portfolio.equity)
+            ),
             curve=curve,
         )
         return Trial(row, float(fields[self.spec.objective.row_field]))
