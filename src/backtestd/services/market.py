@@ -48,6 +48,11 @@ class MarketService:
     def exchanges(self) -> list[ExchangeInfo]:
         return self._catalogue.exchanges()
 
+    def segments(self, exchange_id: str) -> list[str]:
+        """The segments (``spot``, ``futures``) an exchange lists instruments in."""
+        found = {i.segment.value for i in self._catalogue.instruments(exchange_id)}
+        return [s.value for s in Segment if s.value in found]
+
     def instruments(self, exchange_id: str, segment: str) -> InstrumentListing:
         try:
             seg = Segment(segment)

@@ -108,7 +108,8 @@ class SweepService:
     ) -> SweepAccepted:
         if data_type not in RUNNABLE_TYPES:
             raise InvalidInput(
-                f"type {data_type!r} cannot be swept; runnable types are ticker and kline"
+                f"type {data_type!r} cannot be swept; runnable types are ticker and kline",
+                reason="TYPE_NOT_RUNNABLE",
             )
         prepare = self._backtests.prepare_state(principal, exchange_id, data_type, request_id)
         if prepare.status is not JobStatus.COMPLETED:
@@ -131,7 +132,8 @@ class SweepService:
             raise InvalidInput(
                 f"this sweep would run {total_backtests} backtests, above the server's sweep "
                 f"budget of {self._settings.sweep_budget} (BACKTESTD_SWEEP_BUDGET); use fewer "
-                "axis points, fewer samples or fewer folds"
+                "axis points, fewer samples or fewer folds",
+                reason="SWEEP_BUDGET",
             )
         self._check_curves(request.curves)
         base = sweep_base_config(request.base_config)
@@ -168,7 +170,8 @@ class SweepService:
                 raise InvalidInput(
                     f"the full grid has {size} combinations, above maxSweepCartesian = {limit} "
                     f"on the {principal.tier} tier; use sampler 'random' or 'lhs' with "
-                    "'samples' to run a subset"
+                    "'samples' to run a subset",
+                    reason="GRID_TOO_LARGE",
                 )
             return size
         if samples is None or samples < 1:
@@ -270,12 +273,14 @@ class SweepService:
         if repo.count_active((JobKind.EXECUTE, JobKind.SWEEP), principal.user_id) >= limit:
             raise LimitExceeded(
                 f"at most {limit} concurrent executions and sweeps are allowed on the "
-                f"{principal.tier} tier; wait for one to finish or cancel one"
+                f"{principal.tier} tier; wait for one to finish or cancel one",
+                reason="CONCURRENCY_LIMIT",
             )
         if repo.count_all_active() >= self._settings.max_queued_jobs:
             raise LimitExceeded(
                 f"the job queue is full ({self._settings.max_queued_jobs} jobs waiting or "
-                "running); retry later"
+                "running); retry later",
+                reason="QUEUE_FULL",
             )
 
     def _require_executor(self) -> JobExecutor:

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
-from backtestd.api.deps import PrincipalDep, ServicesDep
+from backtestd.api.deps import BacktestsExecute, BacktestsRead, BacktestsWrite, ServicesDep
 from backtestd.api.schemas.common import ResponseError
 from backtestd.api.schemas.sweeps import (
     CancelSweepResponse,
@@ -75,7 +75,7 @@ def submit_sweep(
     type: str,
     requestId: str,
     body: ExecuteSweepRequest,
-    principal: PrincipalDep,
+    principal: BacktestsExecute,
     services: ServicesDep,
 ) -> ExecuteSweepAccepted:
     accepted = services.sweeps.submit(principal, exchangeId, type, requestId, _request(body))
@@ -101,7 +101,7 @@ def sweep_result(
     type: str,
     requestId: str,
     sweepId: str,
-    principal: PrincipalDep,
+    principal: BacktestsRead,
     services: ServicesDep,
     objective: ObjectiveQuery = None,
     order: Annotated[Literal["ranked", "natural"], Query()] = "ranked",
@@ -130,7 +130,7 @@ def cancel_sweep(
     type: str,
     requestId: str,
     sweepId: str,
-    principal: PrincipalDep,
+    principal: BacktestsWrite,
     services: ServicesDep,
 ) -> CancelSweepResponse:
     services.sweeps.cancel(principal, exchangeId, type, requestId, sweepId)
@@ -148,7 +148,7 @@ def sweep_sensitivity(
     type: str,
     requestId: str,
     sweepId: str,
-    principal: PrincipalDep,
+    principal: BacktestsRead,
     services: ServicesDep,
     objective: ObjectiveQuery = None,
 ) -> JSONResponse:
@@ -168,7 +168,7 @@ def trial_equity_curve(
     requestId: str,
     sweepId: str,
     runIx: Annotated[int, Path(ge=0)],
-    principal: PrincipalDep,
+    principal: BacktestsRead,
     services: ServicesDep,
     outMode: Annotated[Literal["ARRAY", "SHORT"] | None, Query()] = None,
     resample: Annotated[int | None, Query(ge=2)] = None,
