@@ -309,7 +309,7 @@ def test_memory_bomb_is_out_of_memory_and_host_is_replaced(
     assert host.pid not in (None, pid)
 
 
-def test_deep_recursion_is_stack_overflow_and_host_survives(
+def test_deep_recursion_is_stack_overflow_and_the_next_run_gets_a_fresh_host(
     host: EngineHost, column_files: dict[str, Path]
 ) -> None:
     members = (
@@ -325,8 +325,9 @@ def test_deep_recursion_is_stack_overflow_and_host_survives(
     assert caught.value.kind is RunFailureKind.STACK_OVERFLOW
     assert caught.value.frames
     assert caught.value.frames[0].method == "down"
+    # A stack overflow can leave classes half-initialised for good: the host is replaced.
     _run(host, healthy, column_files)
-    assert host.pid == pid
+    assert host.pid != pid
 
 
 INHERITED_ESCAPES = [
@@ -387,3 +388,40 @@ def test_calls_are_judged_against_the_class_that_declares_them(
     assert not result.ok
     sandbox = [d for d in result.errors if d.code == "sandbox.forbidden"]
     assert any(forbidden in d.message for d in sandbox), [d.render() for d in result.diagnostics]
+
+
+POISON = """\
+    private boolean touched;
+
+    private long dive(long n) {
+        try {
+            return dive(n + 1) + 1;
+        } catch (StackOverflowError e) {
+            if (!touched) {
+                touched = true;
+                counter += com.wualabs.qtsurfer.engine.strategy.execution.ExecutionMode
+                        .values().length;
+            }
+            return 0;
+        }
+    }
+"""
+
+
+def test_an_engine_class_touched_on_a_full_stack_stays_usable_for_the_next_tenant(
+    column_files: dict[str, Path],
+) -> None:
+    """Attacker: touch an engine enum with the stack nearly full (its initialiser would die of
+    StackOverflowError and the JVM would refuse the class for good). Victim, right after on the
+    same host: a strategy that uses that enum runs normally."""
+    victim_source = _source(
+        "            counter += getExecutionMode().ordinal();",
+    )
+    with EngineHost(HostConfig(jar=_jar(), heap_mb=128)) as fresh:
+        attacker = fresh.compile(
+            _source("            if (!touched) { counter += dive(1); }", members=POISON)
+        )
+        victim = fresh.compile(victim_source)
+        _run(fresh, attacker, column_files)  # it catches its own overflow and finishes
+        _run(fresh, victim, column_files)
+        _run(fresh, victim, column_files)

@@ -315,7 +315,8 @@ class EngineHost:
         """Turn an error answer into RunFailure and apply the recycling rules."""
         if reply.header.get("status") == "error":
             failure = RunFailure.from_error(reply.header.get("error") or {})
-            if failure.kind in _FATAL_KINDS or not process.alive():
+            fatal = failure.kind in _FATAL_KINDS or bool(failure.details.get("fatal"))
+            if fatal or not process.alive():
                 process.wait_exit(self.config.stop_grace_s)
                 process.stop(self.config.stop_grace_s)
                 self._forget(process)
