@@ -98,6 +98,12 @@ class PayloadTooLarge(BacktestdError):
     default_reason = "PAYLOAD_TOO_LARGE"
 
 
+class StorageFull(PayloadTooLarge):
+    """Storing this would take the caller over ``maxTotalStorageBytes``; nothing was stored."""
+
+    default_reason = "STORAGE_FULL"
+
+
 class Unauthenticated(BacktestdError):
     """Bearer token missing, malformed, expired or forged."""
 

@@ -172,6 +172,7 @@ def planned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
             "BACKTESTD_TIERS__FREE__CADENCES": '["1m", "1h"]',
             "BACKTESTD_TIERS__FREE__DEFAULT_CADENCE": "1h",
             "BACKTESTD_UPGRADE_URL": "https://example.test/upgrade",
+            "BACKTESTD_TIERS__BASIC__MAX_TOTAL_STORAGE_BYTES": "1000",
         },
     )
     server.start()
@@ -201,3 +202,17 @@ def test_a_cadence_outside_the_tier_is_402_and_the_default_is_the_tiers(
         ).status_code
         == 202
     )
+
+
+def test_the_storage_pool_cap_refuses_a_registration_and_stores_nothing(
+    planned: LiveServer,
+) -> None:
+    token = _token(planned, "--user", "tiny-pool", "--tier", "basic")
+    refused = _post(planned, token, "/strategy", content=source("ema_cross.java"))
+    assert refused.status_code == 413
+    assert refused.json()["reason"] == "STORAGE_FULL"
+    assert "maxTotalStorageBytes = 1000" in refused.json()["message"]
+    assert _get(planned, token, "/strategies").json()["strategies"] == []
+    assert _get(planned, token, "/account/usage").json()["storageBytesUsed"] == 0
+    roomy = _token(planned, "--user", "roomy-pool", "--tier", "pro")
+    assert _post(planned, roomy, "/strategy", content=source("ema_cross.java")).status_code == 200

@@ -70,7 +70,12 @@ def build_services(settings: Settings) -> Services:
     background = ThreadPoolExecutor(settings.validation_workers, thread_name_prefix="validate")
     runner = DryRunner(engines, store, settings.data_dir.resolve() / "work")
     strategies = StrategyService(
-        database, engines, runner, background, settings.max_compiles_in_flight
+        database,
+        engines,
+        runner,
+        background,
+        settings.max_compiles_in_flight,
+        storage_caps={name: t.max_total_storage_bytes for name, t in settings.tiers.items()},
     )
     backtests = BacktestService(settings, database, catalogue)
     return Services(
