@@ -162,15 +162,15 @@ def test_execute_ids_normalise_numbers_and_explicit_defaults(
         ("/backtest/sim/options/prepare", {"instrument": "BTC/USDT"}, 404, "options"),
         (
             "/backtest/sim/kline/prepare",
-            {"instrument": "BTC/USDT", "cadence": "500ms"},
+            {"instrument": "BTC/USDT", "cadence": "15s"},
             400,
-            "1s, 5s, 1m, 3m, 5m, 15m, 30m, 1h, 2h, 4h, 8h, 12h, 1d, 1w, 1q",
+            "use one of 1s, 5s, 1m, 3m, 5m, 15m, 30m, 1h, 2h, 4h, 8h, 12h, 1d, 1w, 1q",
         ),
         (
             "/backtest/sim/ticker/prepare",
             {"instrument": "BTC/USDT", "from": "2001-01-01"},
             400,
-            "BACKTESTD_PREPARE_LOOKBACK_DAYS",
+            "lookback",
         ),
         (
             "/backtest/sim/ticker/prepare",

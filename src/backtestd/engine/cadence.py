@@ -1,19 +1,15 @@
 """Prepare cadences: the labels a prepare accepts, their widths, and which kind takes which.
 
-Every kind accepts the label list of the wire reference §4.8 / §7 (``1s`` ... ``1q``). A ticker
-or funding prepare only *records* the cadence (ticks and settlements are never resampled). A
-kline prepare *resamples* stored bars, so it is further limited by the source's native bar
-width: a bar can only be built from whole source bars, otherwise a coarse source bar would be
-fed as a finer one and its close would be seen before its close time (look-ahead). So the
-kline labels allowed for one instrument are those whose width is a whole multiple of the
-native width (:func:`allowed_cadences`). Keeping the tables here, in order, lets every 400
-message list them exactly as documented.
+Every kind accepts the same fifteen labels. A kline prepare *resamples* source bars, so an
+instrument allows only the labels that are whole multiples of its source bar width (see
+:func:`allowed_cadences`); a ticker or funding prepare only *records* the cadence (ticks and
+settlements are never resampled). Keeping the table here, in order, lets the 400 message list
+the allowed labels exactly.
 """
 
 from __future__ import annotations
 
 import math
-import re
 
 SECOND_MS = 1_000
 MINUTE_MS = 60 * SECOND_MS
@@ -61,12 +57,14 @@ TICKER_CADENCES: tuple[str, ...] = (
 )
 """Cadences a managed ``ticker`` prepare accepts (recorded only; ticks are not resampled)."""
 
+KLINE_CADENCES: tuple[str, ...] = TICKER_CADENCES
+"""Bar widths a managed ``kline`` prepare can resample to, in the order the 400 message lists.
+
+Which of them a given instrument allows depends on its source bars: see :func:`allowed_cadences`.
+"""
+
 FUNDING_CADENCES: tuple[str, ...] = TICKER_CADENCES
 """Cadences a managed ``funding`` prepare accepts (recorded only; rows are kept as stored)."""
-
-KLINE_CADENCES: tuple[str, ...] = TICKER_CADENCES
-"""Bar widths a managed ``kline`` prepare can resample to over a one-second source, in the
-order the 400 message lists (the 0.128.49 client's list); see :func:`allowed_cadences`."""
 
 DEFAULT_CADENCE = "1s"
 """The cadence of a prepare that does not name one."""
@@ -92,110 +90,103 @@ def accepted_cadences(kind: str) -> tuple[str, ...]:
         ) from None
 
 
-_UNIT_MS = {"s": SECOND_MS, "m": MINUTE_MS, "h": HOUR_MS, "d": DAY_MS, "w": 7 * DAY_MS}
-_LABEL = re.compile(r"([1-9][0-9]{0,5})(s|m|h|d|w)")
+def allowed_cadences(kind: str, native_ms: int | None) -> tuple[str, ...]:
+    """The labels a prepare of ``kind`` may use over source data of width ``native_ms``.
 
+    A ``kline`` bar can only be built from whole source bars: a cadence finer than the source
+    bars, or not a whole multiple of them, would stretch a source bar over several output bars
+    and show its close before its time (look-ahead). Ticks, funding rows and unknown sources
+    (``native_ms`` None) constrain nothing.
 
-def label_ms(label: str) -> int:
-    """Width in ms of a cadence label or a Binance-style interval such as ``6h`` (whole seconds).
-
-    Used for the native interval of ingested kline files (named by the archive), which may be
-    one the prepare list does not offer (``6h``). Raises ``ValueError`` for anything else.
-
-    >>> label_ms("6h"), label_ms("1q")
-    (21600000, 7776000000)
-    """
-    if label in CADENCE_MS:
-        return CADENCE_MS[label]
-    match = _LABEL.fullmatch(label)
-    if match is None:
-        raise ValueError(f"{label!r} is not a cadence label like 1s, 1m, 1h or 1d")
-    return int(match[1]) * _UNIT_MS[match[2]]
-
-
-def native_width_ms(intervals: list[str]) -> int | None:
-    """The native bar width of a source holding bars of these intervals (``None`` if none).
-
-    With several intervals it is their least common multiple: the finest width of which every
-    stored bar is a whole fraction, so a prepared bar never splits any source bar.
-
-    >>> native_width_ms(["1h"]), native_width_ms(["1h", "1m"]), native_width_ms([])
-    (3600000, 3600000, None)
-    """
-    widths = [label_ms(interval) for interval in intervals]
-    return math.lcm(*widths) if widths else None
-
-
-def allowed_cadences(kind: str, native_cadence_ms: int | None = None) -> tuple[str, ...]:
-    """The cadence labels a managed prepare of ``kind`` may use over a given source, in order.
-
-    ``native_cadence_ms`` is the width of the source's bars (``None`` when unknown or when the
-    kind is not resampled). For ``kline`` the result is the labels whose width is a whole
-    multiple of it, so every prepared bar is made of whole source bars and closes no earlier
-    than the last source bar it contains. Ticker and funding prepares are never resampled, so
-    their list does not depend on the source.
-
-    >>> allowed_cadences("kline", HOUR_MS)
+    >>> allowed_cadences("kline", 3_600_000)
     ('1h', '2h', '4h', '8h', '12h', '1d', '1w', '1q')
-    >>> allowed_cadences("kline", 6 * HOUR_MS)
-    ('12h', '1d', '1w', '1q')
+    >>> allowed_cadences("kline", 5_000)[:3]
+    ('5s', '1m', '3m')
     """
     accepted = accepted_cadences(kind)
-    if kind != "kline" or native_cadence_ms is None:
+    if kind != "kline" or not native_ms:
         return accepted
-    if native_cadence_ms <= 0:
-        raise ValueError(f"native cadence must be positive, got {native_cadence_ms} ms")
-    return tuple(label for label in accepted if CADENCE_MS[label] % native_cadence_ms == 0)
+    return tuple(label for label in accepted if CADENCE_MS[label] % native_ms == 0)
 
 
-def resolve_cadence(
-    kind: str, label: str | None, native_cadence_ms: int | None = None
-) -> tuple[str, int]:
+def resolve_cadence(kind: str, label: str | None, native_ms: int | None = None) -> tuple[str, int]:
     """Validate a request's ``cadence`` for a managed prepare and return ``(label, width_ms)``.
 
-    ``None`` (the field omitted) means ``1s``, or for a kline source coarser than a second the
-    finest allowed label. A label outside :func:`allowed_cadences` raises ``ValueError`` whose
-    message lists the allowed labels in order, because the wire contract says the 400 for an
-    unavailable kline cadence must name the ones that are available. Labels are matched
-    exactly: ``1M`` is not ``1m``; ``500ms`` or ``1.5s`` (not whole seconds) are refused.
+    ``None`` (the field omitted) means the finest allowed cadence (``1s`` unless the source bars
+    are coarser). A label outside the allowed set raises ``ValueError`` whose message lists
+    the allowed labels in order, because the wire contract says the 400 for an unavailable
+    kline cadence must name the ones that are available. Labels are matched exactly: ``1M``
+    is not ``1m``.
 
     >>> resolve_cadence("kline", "4h")
     ('4h', 14400000)
     >>> resolve_cadence("ticker", None)
     ('1s', 1000)
-    >>> resolve_cadence("kline", "1m", HOUR_MS)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: cadence '1m' is not available for kline prepares of this instrument (its ...
+    >>> resolve_cadence("kline", None, 3_600_000)
+    ('1h', 3600000)
+    >>> try:
+    ...     resolve_cadence("kline", "1m", 3_600_000)
+    ... except ValueError as exc:
+    ...     print(str(exc)[:59])
+    cadence '1m' is finer than, or not a whole multiple of, the
     """
-    allowed = allowed_cadences(kind, native_cadence_ms)
-    coarse_source = kind == "kline" and native_cadence_ms is not None
+    allowed = allowed_cadences(kind, native_ms)
     if label is None:
-        if DEFAULT_CADENCE in allowed or not allowed:
-            return DEFAULT_CADENCE, CADENCE_MS[DEFAULT_CADENCE]
-        return allowed[0], CADENCE_MS[allowed[0]]
-    if label not in allowed:
-        if not allowed:
-            raise ValueError(
-                f"no kline cadence fits this instrument's native bar width of "
-                f"{native_cadence_ms} ms; prepare its tickers instead"
-            )
-        source = (
-            f" of this instrument (its stored bars are {_describe(native_cadence_ms)} wide, "
-            "and a prepared bar must be a whole number of them)"
-            if coarse_source and label in accepted_cadences(kind)
-            else ""
-        )
+        label = DEFAULT_CADENCE if DEFAULT_CADENCE in allowed else allowed[0]
+        return label, CADENCE_MS[label]
+    if label in allowed:
+        return label, CADENCE_MS[label]
+    if label in CADENCE_MS and native_ms and label in accepted_cadences(kind):
+        source = label_of(native_ms)
         raise ValueError(
-            f"cadence {label!r} is not available for {kind} prepares{source}; "
-            f"use one of {', '.join(allowed)}"
+            f"cadence {label!r} is finer than, or not a whole multiple of, the source bars of "
+            f"this instrument ({source}); use one of {', '.join(allowed)}"
         )
-    return label, CADENCE_MS[label]
+    raise ValueError(
+        f"cadence {label!r} is not available for {kind} prepares; use one of {', '.join(allowed)}"
+    )
 
 
-def _describe(width_ms: int | None) -> str:
-    """The label of a width when there is one (``1h``), else the width in ms."""
-    for label, ms in CADENCE_MS.items():
-        if ms == width_ms:
+_UNIT_MS = {"s": SECOND_MS, "m": MINUTE_MS, "h": HOUR_MS, "d": DAY_MS, "w": 7 * DAY_MS}
+
+
+def width_of(label: str) -> int:
+    """Width in ms of an interval label such as ``1s``, ``6h`` or ``1q`` (source intervals
+    include widths no prepare label has, like Binance's ``6h``).
+
+    >>> width_of("6h"), width_of("1q")
+    (21600000, 7776000000)
+    """
+    if label in CADENCE_MS:
+        return CADENCE_MS[label]
+    number, unit = label[:-1], label[-1:]
+    if not number.isdigit() or unit not in _UNIT_MS:
+        raise ValueError(f"not an interval label: {label!r}")
+    return int(number) * _UNIT_MS[unit]
+
+
+def source_width(labels: list[str]) -> int | None:
+    """The native bar width of a source holding bars of every interval in ``labels``.
+
+    The least common multiple, not the coarsest: a prepared bar must be made of whole bars of
+    *every* interval stored. Over ``3m`` and ``5m`` bars the coarsest (5 min) would still let a
+    ``5m`` prepare cut a ``3m`` bar (00:03-00:06) in two and show its close early; 15 min
+    cannot. ``None`` for no labels.
+
+    >>> source_width(["3m", "5m"]), source_width(["1h", "1m"]), source_width([])
+    (900000, 3600000, None)
+    """
+    widths = [width_of(label) for label in labels]
+    return math.lcm(*widths) if widths else None
+
+
+def label_of(width_ms: int) -> str:
+    """The label of a width, or the width in seconds when no label has it.
+
+    >>> label_of(60_000), label_of(7_000)
+    ('1m', '7s')
+    """
+    for label, width in CADENCE_MS.items():
+        if width == width_ms:
             return label
-    return f"{width_ms} ms"
+    return f"{width_ms // 1000}s" if width_ms % 1000 == 0 else f"{width_ms}ms"

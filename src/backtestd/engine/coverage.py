@@ -1,24 +1,20 @@
 """Coverage of a managed prepare: which hours of the range hold usable data.
 
 A single-instrument prepare always ends ``Completed``; the caller decides whether the data is
-good enough from ``coverageRatio`` and ``hoursWithoutData`` (wire reference §4.8). So the
-classification has to be explicit and stable: an hour that was never stored is ``unknown``,
-an hour that is stored but too sparse to trust is ``low_activity``, everything else has data.
-
-"Too sparse" depends on the source (docs/prepare.md, "Coverage"): tick data needs the
-configured activity threshold of rows an hour; a kline source needs half the bars its native
-width puts in an hour (capped by the same threshold), so an hourly kline source needs its one
-bar and a ``4h`` source covers the four hours of each stored bar. A market that is closed at
-weekends (no row on any Saturday of the range while weekdays have rows) has its weekend hours
-reported as ``low_activity`` — the wire enum is strict, and a closed market has no activity —
-and they are left out of ``coverageRatio``'s denominator, since no data was ever expected.
+good enough from ``coverageRatio`` and ``hoursWithoutData``. So the classification has to be
+explicit, stable and right for the kind of source: an hour that was never stored is
+``unknown``, an hour that is stored but sparser than its source should be is ``low_activity``,
+everything else has data. What "sparse" means depends on the source: ticks need
+``low_activity_rows`` rows an hour; kline bars of width ``w`` are judged against the bars an hour
+can hold (one ``1h`` bar is a full hour; a ``4h`` bar covers its four hours). Hours in which the
+market is closed (weekly closures found in the stored history) are not trading hours: they
+are left out of ``totalHours`` and the ratio, and counted in ``closed_hours``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from math import ceil
 from typing import Final, Literal
 
 Rationale = Literal["low_activity", "pending_conversion", "unknown"]
@@ -31,8 +27,6 @@ FUNDING_SETTLEMENT_HOURS: frozenset[int] = frozenset({0, 8, 16})
 """UTC hours at which funding settles; every other funding hour is legitimately empty."""
 
 _KINDS = ("ticker", "kline", "funding")
-_HOUR_MS = 3_600_000
-_SATURDAY = 5
 
 
 @dataclass(frozen=True)
@@ -55,7 +49,51 @@ class Coverage:
     data_from: datetime | None
     data_to: datetime | None
     closed_hours: int = 0
-    """Hours of ``without_data`` that fall in a weekend closure (left out of ``ratio``)."""
+
+
+HOUR_MS = 3_600_000
+Slot = tuple[int, int]
+"""(weekday, hour of day) in UTC, Monday = 0."""
+
+
+def slot_of(hour: datetime) -> Slot:
+    utc = hour.astimezone(UTC)
+    return utc.weekday(), utc.hour
+
+
+def closed_slots(stored_hours: list[datetime], min_days: int = 14) -> frozenset[Slot]:
+    """Weekly slots in which a market never traded over its stored history.
+
+    ``stored_hours`` are the hours that hold data. With at least ``min_days`` of history, a
+    (weekday, hour) slot that never holds data is a closure (a market shut at weekends);
+    with less history nothing is called closed.
+
+    >>> monday = datetime(2024, 1, 1, tzinfo=UTC)
+    >>> weekdays = [monday + timedelta(days=d, hours=h) for d in range(21) for h in range(24)
+    ...             if (monday + timedelta(days=d)).weekday() < 5]
+    >>> sorted({d for d, _ in closed_slots(weekdays)})
+    [5, 6]
+    """
+    if not stored_hours:
+        return frozenset()
+    span = max(stored_hours) - min(stored_hours)
+    if span < timedelta(days=min_days):
+        return frozenset()
+    seen = {slot_of(h) for h in stored_hours}
+    return frozenset((d, h) for d in range(7) for h in range(24) if (d, h) not in seen)
+
+
+def kline_threshold(native_ms: int, low_activity_rows: int) -> int:
+    """Rows an hour of kline bars of width ``native_ms`` (at most an hour) needs to count.
+
+    Half the bars the hour can hold, capped at the tick rule's ``low_activity_rows``, and at
+    least one: ``1h`` bars need 1, ``1m`` bars 30, ``1s`` bars ``low_activity_rows``.
+
+    >>> kline_threshold(3_600_000, 60), kline_threshold(60_000, 60), kline_threshold(1_000, 60)
+    (1, 30, 60)
+    """
+    per_hour = max(1, HOUR_MS // native_ms)
+    return max(1, min(low_activity_rows, per_hour // 2))
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -66,7 +104,9 @@ def _from_ms(ms: int | None) -> datetime | None:
     return None if ms is None else _EPOCH + timedelta(milliseconds=int(ms))
 
 
-def _classify(hour: datetime, rows: int | None, *, threshold: int, kind: str) -> Rationale | None:
+def _classify(
+    hour: datetime, rows: int | None, *, low_activity_rows: int, kind: str
+) -> Rationale | None:
     """Why ``hour`` has no usable data, or ``None`` when it has."""
     if rows is None:
         return UNKNOWN
@@ -76,88 +116,21 @@ def _classify(hour: datetime, rows: int | None, *, threshold: int, kind: str) ->
         if hour.astimezone(UTC).hour not in FUNDING_SETTLEMENT_HOURS:
             return None
         # A settlement hour holds exactly one row, so a threshold above one cannot be met.
-        return LOW_ACTIVITY if rows < min(threshold, 1) else None
-    return LOW_ACTIVITY if rows < threshold else None
+        return LOW_ACTIVITY if rows < min(low_activity_rows, 1) else None
+    return LOW_ACTIVITY if rows < low_activity_rows else None
 
 
-def hour_threshold(kind: str, low_activity_rows: int, native_cadence_ms: int | None) -> int:
-    """Rows an hour needs to count as with data, per source kind and native cadence.
-
-    Ticks (and a kline source of unknown width) use ``low_activity_rows``. A kline source of
-    native width ``w`` holds ``3600 s / w`` bars an hour; it needs half of them, rounded up,
-    and never more than ``low_activity_rows`` (so ``1h`` and coarser need one bar).
-
-    >>> hour_threshold("kline", 60, 3_600_000), hour_threshold("kline", 60, 60_000)
-    (1, 30)
-    >>> hour_threshold("kline", 60, 1_000), hour_threshold("ticker", 60, None)
-    (60, 60)
-    """
-    if kind != "kline" or native_cadence_ms is None:
-        return low_activity_rows
-    bars_per_hour = max(1, _HOUR_MS // native_cadence_ms)
-    return min(low_activity_rows, ceil(bars_per_hour / 2))
-
-
-def _spread_coarse_bars(
-    hours: list[datetime], rows: list[int | None], native_cadence_ms: int | None
+def _wide_bar_rows(
+    hours: list[datetime], rows: list[int | None], native_ms: int
 ) -> list[int | None]:
-    """For a kline source coarser than an hour, give every hour its bar's row count.
-
-    Such a source stores each bar in the hour it opens, so the following hours of the bar are
-    not stored although they are covered. A bar that opens before the range is not part of
-    the prepare (it is clipped away), so the hours before the first in-range bar stay as given.
-    """
-    if native_cadence_ms is None or native_cadence_ms <= _HOUR_MS:
-        return rows
-    spread = list(rows)
-    by_hour = {h: i for i, h in enumerate(hours)}
-    for index, (hour, count) in enumerate(zip(hours, rows, strict=True)):
-        if count is not None:
-            continue
-        hour_ms = int(hour.timestamp() * 1000)
-        bar_start = hour_ms // native_cadence_ms * native_cadence_ms
-        start_index = by_hour.get(_EPOCH + timedelta(milliseconds=bar_start))
-        if start_index is not None:
-            spread[index] = rows[start_index]
-    return spread
-
-
-def _closed_at_weekends(hours: list[datetime], rows: list[int | None]) -> bool:
-    """True when the range has a whole Saturday (UTC), no Saturday hour holds rows, and some
-    weekday does: the pattern of a market that closes at weekends (FX, equities)."""
-    saturdays: dict[datetime, int] = {}
-    weekday_rows = False
-    for hour, count in zip(hours, rows, strict=True):
-        utc = hour.astimezone(UTC)
-        if utc.weekday() == _SATURDAY:
-            day = utc.replace(hour=0)
-            saturdays[day] = saturdays.get(day, 0) + 1
-            if count:
-                return False
-        elif count:
-            weekday_rows = True
-    return weekday_rows and any(n == 24 for n in saturdays.values())
-
-
-def _weekend_gap_hours(
-    hours: list[datetime], rows: list[int | None], without: set[int]
-) -> set[int]:
-    """Indexes of hours without data that belong to a run touching a Saturday and lying
-    between Friday 00:00 and Monday 00:00 UTC (the closure, whatever its exact hours)."""
-    closed: set[int] = set()
-    index = 0
-    while index < len(hours):
-        if index not in without:
-            index += 1
-            continue
-        end = index
-        while end + 1 < len(hours) and end + 1 in without:
-            end += 1
-        days = {hours[i].astimezone(UTC).weekday() for i in range(index, end + 1)}
-        if _SATURDAY in days and days <= {4, 5, 6}:
-            closed.update(range(index, end + 1))
-        index = end + 1
-    return closed
+    """Each hour's rows as the rows of the bar covering it (bars wider than an hour are stored
+    in their opening hour, so the other hours of the bar are covered by it)."""
+    by_hour = {int(h.timestamp() * 1000): r for h, r in zip(hours, rows, strict=True)}
+    out: list[int | None] = []
+    for hour in hours:
+        ms = int(hour.timestamp() * 1000)
+        out.append(by_hour.get(ms // native_ms * native_ms))
+    return out
 
 
 def coverage_of(
@@ -168,7 +141,8 @@ def coverage_of(
     first_ts: int | None,
     last_ts: int | None,
     kind: str = "ticker",
-    native_cadence_ms: int | None = None,
+    native_ms: int | None = None,
+    closed: frozenset[Slot] = frozenset(),
 ) -> Coverage:
     """Classify each hour of a prepare range and summarise it for ``PrepareJobState``.
 
@@ -176,14 +150,9 @@ def coverage_of(
     ``None`` when the hour is not stored / not available. Rules:
 
     * ``None`` -> without data, rationale ``unknown``;
-    * ``0 <= rows < threshold`` -> without data, rationale ``low_activity`` (the hour
-      exists but is too sparse to trust; an empty stored hour is the extreme case), where the
-      threshold is :func:`hour_threshold` of the kind and the source's native cadence;
+    * ``0 <= rows < low_activity_rows`` -> without data, rationale ``low_activity`` (the hour
+      exists but is too sparse to trust; an empty stored hour is the extreme case);
     * otherwise -> with data.
-
-    A kline source coarser than an hour (``native_cadence_ms``) covers every hour of each
-    stored bar. When the range looks like a market closed at weekends, its weekend hours
-    without data count in ``closed_hours`` and not in the ratio's denominator.
 
     ``kind="funding"``: only the 00/08/16 UTC settlement hours are expected to hold rows. Any
     other hour that is *stored* counts as with data even when empty (that is what the exchange
@@ -191,8 +160,13 @@ def coverage_of(
     ``min(low_activity_rows, 1)`` rows, since it holds exactly one. ``total_hours`` stays the
     number of hours in the range for every kind, so prepares of one range agree on it.
 
-    ``ratio`` is ``hours_with_data / (total_hours - closed_hours)`` (1.0 when nothing is
-    expected); ``data_from`` and
+    ``kind="kline"`` with ``native_ms`` (the source bar width): the threshold is
+    :func:`kline_threshold` for bars up to an hour; a bar wider than an hour covers every hour
+    it spans. Hours whose weekly slot is in ``closed`` and that hold no rows are market
+    closures: they are counted in ``closed_hours``, not in ``total_hours``, the ratio or
+    ``without_data``.
+
+    ``ratio`` is ``hours_with_data / total_hours`` (1.0 for an empty range); ``data_from`` and
     ``data_to`` are ``first_ts`` / ``last_ts`` (epoch ms of the first and last row) as UTC
     datetimes, ``None`` when there are no rows.
 
@@ -209,30 +183,31 @@ def coverage_of(
         raise ValueError(f"{len(hours)} hours but {len(rows)} row counts")
     if kind not in _KINDS:
         raise ValueError(f"unknown prepare type {kind!r}; use one of {', '.join(_KINDS)}")
-    threshold = hour_threshold(kind, low_activity_rows, native_cadence_ms)
-    counts = _spread_coarse_bars(hours, rows, native_cadence_ms) if kind == "kline" else rows
-    rationales = [
-        _classify(hour, count, threshold=threshold, kind=kind)
-        for hour, count in zip(hours, counts, strict=True)
-    ]
-    without = {i for i, rationale in enumerate(rationales) if rationale is not None}
-    closed: set[int] = set()
-    if kind != "funding" and _closed_at_weekends(hours, counts):
-        closed = _weekend_gap_hours(hours, counts, without)
-    gaps = [
-        HourGap(hour=hours[i], expected=0, rationale=LOW_ACTIVITY if i in closed else r)
-        for i, r in enumerate(rationales)
-        if r is not None
-    ]
-    total = len(hours)
+    threshold = low_activity_rows
+    judged = rows
+    if kind == "kline" and native_ms:
+        if native_ms > HOUR_MS:
+            judged, threshold = _wide_bar_rows(hours, rows, native_ms), 1
+        else:
+            threshold = kline_threshold(native_ms, low_activity_rows)
+    gaps: list[HourGap] = []
+    closed_count = 0
+    for hour, count in zip(hours, judged, strict=True):
+        rationale = _classify(hour, count, low_activity_rows=threshold, kind=kind)
+        if rationale is None:
+            continue
+        if not count and slot_of(hour) in closed:
+            closed_count += 1
+            continue
+        gaps.append(HourGap(hour=hour, expected=0, rationale=rationale))
+    total = len(hours) - closed_count
     with_data = total - len(gaps)
-    expected = total - len(closed)
     return Coverage(
         total_hours=total,
         hours_with_data=with_data,
         without_data=gaps,
-        ratio=with_data / expected if expected else 1.0,
+        ratio=with_data / total if total else 1.0,
         data_from=_from_ms(first_ts),
         data_to=_from_ms(last_ts),
-        closed_hours=len(closed),
+        closed_hours=closed_count,
     )

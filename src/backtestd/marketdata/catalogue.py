@@ -31,8 +31,6 @@ KNOWN_NAMES = {
     "coinbase": "Coinbase",
 }
 LISTING_TTL_SECONDS = 10.0
-SIM_KLINE_INTERVAL = "1s"
-"""The width of the bars a generating source builds from its ticks."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +53,9 @@ class InstrumentEntry:
     klines: CoverageWindow | None
     last_price: float
     volume_24h: float
+    # When last_price was last traded: the end of the newest hour the figures come from, so
+    # an instrument whose data ended years ago does not look live.
+    price_as_of: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -112,26 +113,6 @@ class Catalogue:
     def exchange_exists(self, exchange_id: str) -> bool:
         return any(info.id == exchange_id for info in self.exchanges())
 
-    def generates(self, exchange_id: str) -> bool:
-        """Whether the exchange's hours are generated on demand (``sim``) rather than stored."""
-        return exchange_id in self._sources
-
-    def kline_intervals(self, exchange_id: str, instrument: Instrument) -> list[str]:
-        """The native widths of the instrument's source kline bars (``[]`` when it has none).
-
-        A generated exchange builds one-second bars. An ingested one records the archive file's
-        interval with every stored hour (``market_hours.interval``), so this lists each interval
-        ingested for the instrument; the prepare rule needs all of them (a prepared bar must be
-        made of whole bars of every interval present). Hours stored without one are ignored.
-        """
-        if exchange_id in self._sources:
-            return [SIM_KLINE_INTERVAL]
-        with self._database.unit_of_work() as uow:
-            intervals = MarketHourRepository(uow.session).intervals(
-                exchange_id, instrument.symbol, DataKind.KLINES.value
-            )
-        return sorted(interval for interval in intervals if interval is not None)
-
     # -- instruments -------------------------------------------------------------------
 
     def listing(self, exchange_id: str, segment: Segment) -> InstrumentListing:
@@ -163,6 +144,23 @@ class Catalogue:
             f"see GET /v1/exchange/{exchange_id}/instruments"
         )
 
+    def generates(self, exchange_id: str) -> bool:
+        """Whether the exchange's hours are generated on demand (``sim``), not only stored."""
+        return exchange_id in self._sources
+
+    def native_interval(self, exchange_id: str, instrument: Instrument) -> str | None:
+        """The source kline interval label(s) of an instrument: what its stored bars are
+        (comma-separated when ingests mixed intervals), or the generating source's own
+        (``sim``: ``1s``); None when nothing is known."""
+        source = self._sources.get(exchange_id)
+        if source is not None:
+            return source.native_kline_interval
+        with self._database.unit_of_work() as uow:
+            labels = MarketHourRepository(uow.session).intervals(
+                exchange_id, instrument.symbol, DataKind.KLINES.value
+            )
+        return labels[0] if len(labels) == 1 else (",".join(sorted(labels)) or None)
+
     def instruments(self, exchange_id: str) -> list[Instrument]:
         source = self._sources.get(exchange_id)
         if source is not None:
@@ -184,13 +182,15 @@ class Catalogue:
                 for kind in (DataKind.TICKERS, DataKind.KLINES)
             }
             last_price, volume = self._sim_recent(source, instrument, now)
+            tickers = windows[DataKind.TICKERS]
             entries.append(
                 InstrumentEntry(
                     instrument,
-                    _window(windows[DataKind.TICKERS]),
+                    _window(tickers),
                     _window(windows[DataKind.KLINES]),
                     last_price,
                     volume,
+                    tickers[1] if tickers else None,
                 )
             )
         return InstrumentListing(source.exchange_id, segment, now, entries)
@@ -243,7 +243,7 @@ class Catalogue:
                 instrument = Instrument.parse(symbol)
                 if instrument.segment is not segment:
                     continue
-                last_price, volume = self._stored_recent(repo, exchange_id, symbol, windows)
+                last_price, volume, as_of = self._stored_recent(repo, exchange_id, symbol, windows)
                 entries.append(
                     InstrumentEntry(
                         instrument,
@@ -251,6 +251,7 @@ class Catalogue:
                         windows.get(DataKind.KLINES.value),
                         last_price,
                         volume,
+                        as_of,
                     )
                 )
         return InstrumentListing(exchange_id, segment, self._clock(), entries)
@@ -261,16 +262,18 @@ class Catalogue:
         exchange_id: str,
         symbol: str,
         windows: dict[str, CoverageWindow],
-    ) -> tuple[float, float]:
-        """Prefer tickers (trade-level), else klines, over the last 24 stored hours."""
+    ) -> tuple[float, float, datetime | None]:
+        """Prefer tickers (trade-level), else klines, over the last 24 stored hours; with the
+        end of the newest stored hour those figures are as of."""
         for kind in (DataKind.TICKERS.value, DataKind.KLINES.value):
             window = windows.get(kind)
             if window is None:
                 continue
             stats = repo.hours(exchange_id, symbol, kind, window.end - HOUR * 24, window.end)
             prices = [s.last_price for s in stats if s.last_price is not None]
-            return (prices[-1] if prices else 0.0), sum(s.quote_volume for s in stats)
-        return 0.0, 0.0
+            volume = sum(s.quote_volume for s in stats)
+            return (prices[-1] if prices else 0.0), volume, window.end
+        return 0.0, 0.0, None
 
 
 def _window(bounds: tuple[datetime, datetime] | None) -> CoverageWindow | None:

@@ -19,6 +19,7 @@ from backtestd.services.market import MarketService
 from backtestd.services.rate_limit import RateLimiter
 from backtestd.services.signed_urls import SignedUrls
 from backtestd.services.strategies import StrategyService
+from backtestd.services.sweeps import SweepService
 from backtestd.services.validation import DryRunner
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
@@ -41,6 +42,7 @@ class Services:
     background: ThreadPoolExecutor
     strategies: StrategyService
     backtests: BacktestService
+    sweeps: SweepService
     signed_urls: SignedUrls
 
     def close(self) -> None:
@@ -68,8 +70,14 @@ def build_services(settings: Settings) -> Services:
     background = ThreadPoolExecutor(settings.validation_workers, thread_name_prefix="validate")
     runner = DryRunner(engines, store, settings.data_dir.resolve() / "work")
     strategies = StrategyService(
-        database, engines, runner, background, settings.max_compiles_in_flight
+        database,
+        engines,
+        runner,
+        background,
+        settings.max_compiles_in_flight,
+        storage_caps={name: t.max_total_storage_bytes for name, t in settings.tiers.items()},
     )
+    backtests = BacktestService(settings, database, catalogue)
     return Services(
         settings=settings,
         database=database,
@@ -82,7 +90,8 @@ def build_services(settings: Settings) -> Services:
         engines=engines,
         background=background,
         strategies=strategies,
-        backtests=BacktestService(settings, database, catalogue),
+        backtests=backtests,
+        sweeps=SweepService(settings, database, backtests),
         signed_urls=SignedUrls(objects, secret),
     )
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import replace
 from datetime import UTC, datetime
 
 from backtestd.domain.accounts import Principal
 from backtestd.domain.strategies import Notice, StrategyRecord, Validation
-from backtestd.errors import InvalidInput, LimitExceeded, NotFound
+from backtestd.errors import InvalidInput, LimitExceeded, NotFound, StorageFull
 from backtestd.services.validation import DryRunner
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.strategies import StrategyRepository
@@ -42,7 +42,9 @@ class StrategyService:
         executor: Executor,
         max_compiles_in_flight: int,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        storage_caps: Mapping[str, int] | None = None,
     ) -> None:
+        self._storage_caps = storage_caps or {}
         self._database = database
         self._pool = pool
         self._runner = runner
@@ -117,7 +119,20 @@ class StrategyService:
                 record.stored_bytes,
                 now,
             )
+            self._check_storage(principal, usage)  # over the cap: the unit of work rolls back
         return record, compiled.warnings
+
+    def _check_storage(self, principal: Principal, usage: UsageRepository) -> None:
+        cap = self._storage_caps.get(principal.tier)
+        if cap is None:
+            return
+        used = usage.usage_of(principal.user_id).storage_bytes_used
+        if used > cap:
+            raise StorageFull(
+                f"registering this strategy would use {used} bytes of storage, above "
+                f"maxTotalStorageBytes = {cap} on the {principal.tier} tier; delete strategies "
+                "or datasets you no longer need (GET /v1/account/usage shows the pool)"
+            )
 
     # -- reading ------------------------------------------------------------------------
 

@@ -309,7 +309,7 @@ def test_memory_bomb_is_out_of_memory_and_host_is_replaced(
     assert host.pid not in (None, pid)
 
 
-def test_deep_recursion_is_stack_overflow_and_host_survives(
+def test_deep_recursion_is_stack_overflow_and_the_next_run_gets_a_fresh_host(
     host: EngineHost, column_files: dict[str, Path]
 ) -> None:
     members = (
@@ -325,5 +325,103 @@ def test_deep_recursion_is_stack_overflow_and_host_survives(
     assert caught.value.kind is RunFailureKind.STACK_OVERFLOW
     assert caught.value.frames
     assert caught.value.frames[0].method == "down"
+    # A stack overflow can leave classes half-initialised for good: the host is replaced.
     _run(host, healthy, column_files)
-    assert host.pid == pid
+    assert host.pid != pid
+
+
+INHERITED_ESCAPES = [
+    (
+        "parallel stream through a user subclass",
+        "    static class L extends ArrayList<Integer> {}\n",
+        "            counter += new L().parallelStream().count();",
+        "parallelStream",
+    ),
+    (
+        "async task through a user subclass",
+        "    static class CF extends java.util.concurrent.CompletableFuture<Void> {}\n",
+        "            CF.runAsync(() -> { });",
+        "runAsync",
+    ),
+    (
+        "parallel StreamSupport without a subclass",
+        "",
+        "            counter += java.util.stream.StreamSupport"
+        ".stream(List.of(1, 2).spliterator(), true).count();",
+        "StreamSupport",
+    ),
+    (
+        "default locale",
+        "",
+        "            Locale.setDefault(Locale.GERMANY);",
+        "setDefault",
+    ),
+    (
+        "default time zone",
+        "",
+        '            TimeZone.setDefault(TimeZone.getTimeZone("Asia/Tokyo"));',
+        "setDefault",
+    ),
+    (
+        "default time zone through a user subclass",
+        "    abstract static class Z extends TimeZone {}\n",
+        "            Z.setDefault(null);",
+        "setDefault",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("members", "body", "forbidden"),
+    [(m, b, f) for _, m, b, f in INHERITED_ESCAPES],
+    ids=[e[0] for e in INHERITED_ESCAPES],
+)
+def test_calls_are_judged_against_the_class_that_declares_them(
+    host: EngineHost, members: str, body: str, forbidden: str
+) -> None:
+    """A banned JDK method reached through a user subclass, or a JVM-wide default setter, is
+    refused at registration, so it never runs and cannot touch the next user's run."""
+    source = TEMPLATE % {"members": members, "body": body}
+
+    result = host.compile(source)
+
+    assert not result.ok
+    sandbox = [d for d in result.errors if d.code == "sandbox.forbidden"]
+    assert any(forbidden in d.message for d in sandbox), [d.render() for d in result.diagnostics]
+
+
+POISON = """\
+    private boolean touched;
+
+    private long dive(long n) {
+        try {
+            return dive(n + 1) + 1;
+        } catch (StackOverflowError e) {
+            if (!touched) {
+                touched = true;
+                counter += com.wualabs.qtsurfer.engine.strategy.execution.ExecutionMode
+                        .values().length;
+            }
+            return 0;
+        }
+    }
+"""
+
+
+def test_an_engine_class_touched_on_a_full_stack_stays_usable_for_the_next_tenant(
+    column_files: dict[str, Path],
+) -> None:
+    """Attacker: touch an engine enum with the stack nearly full (its initialiser would die of
+    StackOverflowError and the JVM would refuse the class for good). Victim, right after on the
+    same host: a strategy that uses that enum runs normally."""
+    victim_source = _source(
+        "            counter += getExecutionMode().ordinal();",
+    )
+    with EngineHost(HostConfig(jar=_jar(), heap_mb=128)) as fresh:
+        attacker = fresh.compile(
+            _source("            if (!touched) { counter += dive(1); }", members=POISON)
+        )
+        victim = fresh.compile(victim_source)
+        _run(fresh, attacker, column_files)  # it catches its own overflow and finishes
+        _run(fresh, victim, column_files)
+        _run(fresh, victim, column_files)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from backtestd.engine import coverage
-from backtestd.engine.coverage import Coverage, HourGap, coverage_of
+from backtestd.engine.coverage import Coverage, HourGap, closed_slots, coverage_of
 
 DAY = datetime(2024, 12, 14, tzinfo=UTC)
 
@@ -110,116 +110,95 @@ def test_bad_input_is_refused() -> None:
         coverage_of(hours(1), [1], low_activity_rows=1, first_ts=None, last_ts=None, kind="x")
 
 
-# -- per source kind and cadence (issue 14 point 2) -----------------------------------------
+# -- per source kind -----------------------------------------------------------------------
 
-MONDAY = datetime(2024, 12, 9, tzinfo=UTC)
-HOUR_MS = 3_600_000
+H0 = datetime(2024, 1, 1, tzinfo=UTC)  # a Monday
+
+
+def _hours(n: int) -> list[datetime]:
+    return [H0 + timedelta(hours=i) for i in range(n)]
 
 
 def test_hourly_kline_source_with_one_bar_an_hour_is_fully_covered() -> None:
-    hs = hours(48, MONDAY)
     c = coverage_of(
-        hs, [1] * 48, low_activity_rows=60, first_ts=0, last_ts=1, kind="kline",
-        native_cadence_ms=HOUR_MS,
-    )  # fmt: skip
-    assert (c.hours_with_data, c.ratio, c.without_data) == (48, 1.0, [])
+        _hours(5),
+        [1] * 5,
+        low_activity_rows=60,
+        first_ts=0,
+        last_ts=1,
+        kind="kline",
+        native_ms=3_600_000,
+    )
+    assert (c.ratio, c.without_data) == (1.0, [])
 
 
-def test_hourly_klines_without_the_native_width_are_judged_as_ticks() -> None:
-    """The pre-fix behaviour this replaces: one bar an hour against a tick threshold."""
-    c = coverage_of(hours(4), [1] * 4, low_activity_rows=60, first_ts=0, last_ts=1, kind="kline")
-    assert c.ratio == 0.0
-
-
-@pytest.mark.parametrize(("native_ms", "needed"), [(60_000, 30), (300_000, 6), (1_000, 60)])
-def test_finer_kline_sources_need_half_their_bars_capped_by_the_threshold(
-    native_ms: int, needed: int
-) -> None:
-    hs = hours(2)
+def test_minute_kline_source_needs_half_an_hour_of_bars() -> None:
     c = coverage_of(
-        hs, [needed, needed - 1], low_activity_rows=60, first_ts=0, last_ts=1, kind="kline",
-        native_cadence_ms=native_ms,
-    )  # fmt: skip
-    assert c.hours_with_data == 1
-    assert c.without_data == [HourGap(hs[1], 0, "low_activity")]
+        _hours(3),
+        [60, 30, 29],
+        low_activity_rows=60,
+        first_ts=0,
+        last_ts=1,
+        kind="kline",
+        native_ms=60_000,
+    )
+    assert [g.rationale for g in c.without_data] == ["low_activity"]
+    assert c.without_data[0].hour == H0 + timedelta(hours=2)
 
 
-def test_four_hour_klines_cover_every_hour_of_each_stored_bar() -> None:
-    start = datetime(2024, 12, 10, 2, tzinfo=UTC)  # mid-bar: the 00:00 bar is clipped away
-    hs = hours(10, start)  # 02:00 .. 11:00; bars open at 04:00 and 08:00
-    rows: list[int | None] = [None] * 10
-    rows[2] = 1  # 04:00
-    rows[6] = 1  # 08:00
+def test_bars_wider_than_an_hour_cover_every_hour_they_span() -> None:
+    # 4h bars: stored in their opening hour only; the next bar (hour 4) is missing.
+    rows: list[int | None] = [1, None, None, None, None, None, None, None]
     c = coverage_of(
-        hs, rows, low_activity_rows=60, first_ts=0, last_ts=1, kind="kline",
-        native_cadence_ms=4 * HOUR_MS,
-    )  # fmt: skip
-    assert c.hours_with_data == 8
-    assert [g.hour.hour for g in c.without_data] == [2, 3]
-    assert {g.rationale for g in c.without_data} == {"unknown"}
+        _hours(8),
+        rows,
+        low_activity_rows=60,
+        first_ts=0,
+        last_ts=1,
+        kind="kline",
+        native_ms=4 * 3_600_000,
+    )
+    assert c.hours_with_data == 4
+    assert [g.hour.hour for g in c.without_data] == [4, 5, 6, 7]
 
 
-def test_tick_source_uses_the_activity_threshold() -> None:
-    hs = hours(3)
-    c = coverage_of(hs, [3600, 59, 60], low_activity_rows=60, first_ts=0, last_ts=1)
-    assert c.hours_with_data == 2
-    assert c.without_data == [HourGap(hs[1], 0, "low_activity")]
+def test_tick_source_keeps_the_activity_threshold() -> None:
+    c = coverage_of(_hours(2), [60, 59], low_activity_rows=60, first_ts=0, last_ts=1)
+    assert [g.rationale for g in c.without_data] == ["low_activity"]
 
 
-def fx_week_rows(week_start: datetime, weeks: int) -> tuple[list[datetime], list[int | None]]:
-    """Hourly bars of a market closed from Friday 22:00 to Sunday 22:00 UTC, as FX is."""
-    hs = hours(weeks * 7 * 24, week_start)
-    rows: list[int | None] = []
-    for h in hs:
-        closed = (
-            (h.weekday() == 4 and h.hour >= 22)
-            or h.weekday() == 5
-            or (h.weekday() == 6 and h.hour < 22)
-        )
-        rows.append(None if closed else 1)
-    return hs, rows
-
-
-def test_weekend_closed_market_reports_its_closure_and_keeps_a_true_ratio() -> None:
-    hs, rows = fx_week_rows(MONDAY, 2)
+def test_weekend_closures_are_not_trading_hours() -> None:
+    week = _hours(7 * 24)
+    traded = [h for h in _hours(21 * 24) if h.weekday() < 5]
+    closed = closed_slots(traded)
+    rows = [None if h.weekday() >= 5 else 1 for h in week]
     c = coverage_of(
-        hs, rows, low_activity_rows=60, first_ts=0, last_ts=1, kind="kline",
-        native_cadence_ms=HOUR_MS,
-    )  # fmt: skip
-    closed = 2 * 48
-    assert c.total_hours == 336
-    assert c.closed_hours == closed
-    assert c.hours_with_data == 336 - closed
-    assert c.ratio == 1.0
-    assert len(c.without_data) == closed
-    assert {g.rationale for g in c.without_data} == {"low_activity"}
-
-
-def test_a_weekday_gap_in_a_weekend_closed_market_still_counts() -> None:
-    hs, rows = fx_week_rows(MONDAY, 1)
-    rows[10] = None  # Monday 10:00 missing: a real gap
-    c = coverage_of(
-        hs, rows, low_activity_rows=60, first_ts=0, last_ts=1, kind="kline",
-        native_cadence_ms=HOUR_MS,
-    )  # fmt: skip
+        week,
+        rows,
+        low_activity_rows=60,
+        first_ts=0,
+        last_ts=1,
+        kind="kline",
+        native_ms=3_600_000,
+        closed=closed,
+    )
     assert c.closed_hours == 48
+    assert c.total_hours == 120
+    assert c.ratio == 1.0
+    rows[10] = None  # a missing weekday hour is still a gap
+    c = coverage_of(
+        week,
+        rows,
+        low_activity_rows=60,
+        first_ts=0,
+        last_ts=1,
+        kind="kline",
+        native_ms=3_600_000,
+        closed=closed,
+    )
+    assert [g.rationale for g in c.without_data] == ["unknown"]
     assert c.ratio == pytest.approx(119 / 120)
-    gap = [g for g in c.without_data if g.hour == hs[10]]
-    assert gap == [HourGap(hs[10], 0, "unknown")]
 
 
-def test_a_market_trading_on_saturdays_has_no_closure() -> None:
-    hs = hours(7 * 24, MONDAY)
-    rows: list[int | None] = [3600] * len(hs)
-    rows[5 * 24 + 3] = None  # one Saturday hour missing from a 24/7 market
-    c = coverage_of(hs, rows, low_activity_rows=60, first_ts=0, last_ts=1)
-    assert c.closed_hours == 0
-    assert c.without_data == [HourGap(hs[5 * 24 + 3], 0, "unknown")]
-
-
-def test_no_closure_is_inferred_without_a_whole_saturday() -> None:
-    start = datetime(2024, 12, 14, 20, tzinfo=UTC)  # Saturday 20:00, 8 hours
-    c = coverage_of(hours(8, start), [None] * 4 + [1] * 4, low_activity_rows=1,
-                    first_ts=0, last_ts=1)  # fmt: skip
-    assert c.closed_hours == 0
-    assert c.ratio == 0.5
+def test_short_history_calls_nothing_closed() -> None:
+    assert closed_slots([h for h in _hours(7 * 24) if h.weekday() < 5]) == frozenset()

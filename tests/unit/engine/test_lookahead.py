@@ -15,8 +15,9 @@ from backtestd.engine.cadence import (
     CADENCE_MS,
     KLINE_CADENCES,
     allowed_cadences,
-    label_ms,
     resolve_cadence,
+    source_width,
+    width_of,
 )
 from backtestd.engine.prepare import assemble
 from backtestd.marketdata.ingest.binance import KLINE_INTERVALS
@@ -29,7 +30,7 @@ START_2017 = 1_483_228_800_000  # 2017-01-01T00:00:00Z
 @st.composite
 def source_and_cadence(draw: st.DrawFn) -> tuple[str, str, np.ndarray]:
     native = draw(st.sampled_from(KLINE_INTERVALS))
-    native_ms = label_ms(native)
+    native_ms = width_of(native)
     cadence = draw(st.sampled_from(KLINE_CADENCES))
     # Up to 60 bars of the native interval, some missing (exchanges omit empty bars).
     first = draw(st.integers(min_value=0, max_value=2_000)) + START_2017 // native_ms
@@ -44,7 +45,7 @@ def test_no_accepted_prepare_closes_a_bar_before_its_source_bars_end(
     case: tuple[str, str, np.ndarray],
 ) -> None:
     native, cadence, opens = case
-    native_ms = label_ms(native)
+    native_ms = width_of(native)
     if cadence not in allowed_cadences("kline", native_ms):
         with pytest.raises(ValueError, match="use one of"):
             resolve_cadence("kline", cadence, native_ms)
@@ -73,7 +74,7 @@ def test_no_accepted_prepare_closes_a_bar_before_its_source_bars_end(
 @pytest.mark.parametrize("native", KLINE_INTERVALS)
 def test_every_finer_or_non_multiple_cadence_would_look_ahead(native: str) -> None:
     """The refused cadences are exactly those where some bar would close early."""
-    native_ms = label_ms(native)
+    native_ms = width_of(native)
     allowed = set(allowed_cadences("kline", native_ms))
     for label in KLINE_CADENCES:
         width = CADENCE_MS[label]
@@ -84,3 +85,15 @@ def test_every_finer_or_non_multiple_cadence_would_look_ahead(native: str) -> No
             for k in range(1, 400)
         )
         assert (label not in allowed) == early, (native, label)
+
+
+def test_mixed_source_intervals_use_their_least_common_multiple() -> None:
+    """Over 3m and 5m bars, a 5m prepare would close the 00:03 bar at 00:04:59.999."""
+    native = source_width(["3m", "5m"])
+    assert native == 15 * 60_000
+    assert allowed_cadences("kline", native)[0] == "15m"
+    three_minute_bar_open = 3 * 60_000
+    five_minute_bucket_close = three_minute_bar_open // 300_000 * 300_000 + 300_000 - 1
+    assert five_minute_bucket_close < three_minute_bar_open + 180_000 - 1  # would look ahead
+    with pytest.raises(ValueError, match="use one of 15m, 30m, 1h"):
+        resolve_cadence("kline", "5m", native)

@@ -60,6 +60,7 @@ public final class EngineHost {
                 new BufferedInputStream(new FileInputStream(FileDescriptor.in), 1 << 16));
         EngineHost host;
         try {
+            initialiseEngineClasses();
             host = new EngineHost(out);
             host.hello();
         } catch (IOException | RuntimeException e) {
@@ -68,6 +69,38 @@ public final class EngineHost {
             return;
         }
         host.serve(in);
+    }
+
+    /**
+     * Initialises every class of the engine API before any user code runs. A static initialiser
+     * that user code triggers could otherwise run on a nearly full stack and fail, and the JVM
+     * would then refuse that class for every later run of every tenant.
+     */
+    static void initialiseEngineClasses() {
+        ClassLoader loader = EngineHost.class.getClassLoader();
+        try {
+            java.net.URL location = EngineHost.class.getProtectionDomain().getCodeSource().getLocation();
+            java.nio.file.Path path = java.nio.file.Path.of(location.toURI());
+            if (!java.nio.file.Files.isRegularFile(path)) {
+                return; // running from a classes directory (tests): nothing to enumerate
+            }
+            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(path.toFile())) {
+                for (java.util.Enumeration<java.util.jar.JarEntry> it = jar.entries(); it.hasMoreElements();) {
+                    String name = it.nextElement().getName();
+                    if (name.startsWith("com/wualabs/qtsurfer/engine/") && name.endsWith(".class")
+                            && !name.contains("-")) {
+                        try {
+                            Class.forName(name.substring(0, name.length() - 6).replace('/', '.'), true,
+                                    loader);
+                        } catch (Throwable ignored) {
+                            // a class that cannot initialise here is reported when used
+                        }
+                    }
+                }
+            }
+        } catch (Exception e) {
+            System.err.println("engine host: could not pre-initialise engine classes: " + e);
+        }
     }
 
     private void hello() throws IOException {

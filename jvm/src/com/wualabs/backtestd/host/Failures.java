@@ -10,8 +10,10 @@ import java.util.Set;
  * Turns a Throwable that escaped user code into the structured error the client expects.
  *
  * <p>The cause chain is searched first for the errors that decide what the host does next: an
- * OutOfMemoryError leaves the heap in an unknown state (fatal: answer, then exit), a
- * StackOverflowError unwinds cleanly (the host goes on). Anything else is a user exception,
+ * OutOfMemoryError leaves the heap in an unknown state (fatal: answer, then exit). A
+ * StackOverflowError, a LinkageError (a class whose static initialiser failed stays failed for
+ * the life of the JVM, for every later tenant) or any other VirtualMachineError is fatal too: the
+ * host answers and exits, so the next run starts on a fresh JVM. Anything else is a user exception,
  * reported with the frames of the user's own classes so that a QTScript line map can point at the
  * user's text.
  */
@@ -31,14 +33,16 @@ final class Failures {
         Throwable soe = find(thrown, StackOverflowError.class);
         if (soe != null) {
             return withFrames(new HostException(HostException.STACK_OVERFLOW, "the " + what
-                    + " overflowed the stack (runaway recursion?)" + where(soe, userClasses)),
+                    + " overflowed the stack (runaway recursion?)" + where(soe, userClasses), true),
                     soe, userClasses);
         }
+        boolean damaging = find(thrown, LinkageError.class) != null
+                || find(thrown, VirtualMachineError.class) != null;
         Throwable shown = pick(thrown, userClasses);
         String text = shown.getClass().getName()
                 + (shown.getMessage() == null ? "" : ": " + shown.getMessage());
         HostException e = new HostException(HostException.USER_EXCEPTION,
-                "the " + what + " threw " + text + where(shown, userClasses))
+                "the " + what + " threw " + text + where(shown, userClasses), damaging)
                 .with("exception", shown.getClass().getName())
                 .with("exception_message", shown.getMessage());
         List<Object> chain = new ArrayList<>();

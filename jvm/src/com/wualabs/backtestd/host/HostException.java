@@ -57,6 +57,9 @@ final class HostException extends Exception {
         m.put("kind", kind);
         m.put("message", getMessage());
         m.putAll(details);
+        if (fatal) {
+            m.put("fatal", true); // the host exits after this answer; the client restarts it
+        }
         return m;
     }
 }

@@ -1,0 +1,61 @@
+"""Leaderboard orderings: raw (by the objective) and plateau (by the worst of a neighbourhood)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from backtestd.domain.sweeps import Objective
+
+
+def rank_order(values: Sequence[float | None], objective: Objective) -> list[int]:
+    """Indices best first; ``None`` (aborted) last; ties by index (i.e. by ``runIx``).
+
+    >>> rank_order([1.0, None, 3.0, 2.0], Objective.SHARPE)
+    [2, 3, 0, 1]
+    >>> rank_order([5.0, 1.0, 3.0], Objective.MAXDD)
+    [1, 2, 0]
+    """
+    sign = -1.0 if objective.higher_is_better else 1.0
+
+    def key(i: int) -> tuple[int, float, int]:
+        v = values[i]
+        return (1, 0.0, i) if v is None else (0, sign * v, i)
+
+    return sorted(range(len(values)), key=key)
+
+
+def plateau_scores(
+    values: Sequence[float | None],
+    coords: Sequence[tuple[int, ...]],
+    shape: tuple[int, ...],
+    objective: Objective,
+) -> tuple[list[float | None], list[int]]:
+    """Per row: the worst objective among itself and its finished axis-adjacent neighbours.
+
+    The neighbourhood of a grid point is the points one lattice step away along exactly one
+    axis (up to ``2 * axes`` points). Neighbours that are aborted or not finished yet are not
+    counted; ``neighbourCount`` says how many were. Aborted rows get no score.
+
+    >>> plateau_scores([1.0, 3.0, 2.0], [(0,), (1,), (2,)], (3,), Objective.SHARPE)
+    ([1.0, 1.0, 2.0], [1, 2, 1])
+    """
+    at = {c: v for c, v in zip(coords, values, strict=True) if v is not None}
+    scores: list[float | None] = []
+    counts: list[int] = []
+    worse = min if objective.higher_is_better else max
+    for c, v in zip(coords, values, strict=True):
+        if v is None:
+            scores.append(None)
+            counts.append(0)
+            continue
+        found = []
+        for axis in range(len(shape)):
+            for delta in (-1, 1):
+                n = list(c)
+                n[axis] += delta
+                neighbour = at.get(tuple(n))
+                if neighbour is not None:
+                    found.append(neighbour)
+        scores.append(worse([v, *found]))
+        counts.append(len(found))
+    return scores, counts

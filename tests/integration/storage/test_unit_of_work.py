@@ -1,0 +1,46 @@
+"""A unit of work that fails leaves nothing behind, nested (savepoint) inserts included."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.storage.db.engine import Database
+from backtestd.storage.db.migrate import migrate
+from backtestd.storage.db.repositories.jobs import JobRepository
+
+
+def _job(job_id: str) -> JobRecord:
+    return JobRecord(
+        job_id=job_id,
+        user_id="u",
+        kind=JobKind.PREPARE,
+        exchange_id="sim",
+        data_type="ticker",
+        spec={},
+        status=JobStatus.NEW,
+        created_at=datetime.now(UTC),
+    )
+
+
+def test_a_rolled_back_unit_of_work_keeps_no_nested_insert(tmp_path: Path) -> None:
+    database = Database(f"sqlite:///{tmp_path / 'uow.sqlite3'}")
+    migrate(database)
+
+    def insert_then_refuse() -> None:
+        with database.unit_of_work() as uow:
+            assert JobRepository(uow.session).add(_job("gone"))  # a SAVEPOINT insert
+            raise RuntimeError("the service refused after the insert")
+
+    with pytest.raises(RuntimeError, match="refused"):
+        insert_then_refuse()
+    with database.unit_of_work() as uow:
+        assert JobRepository(uow.session).get("gone") is None
+        assert JobRepository(uow.session).add(_job("kept"))
+    with database.unit_of_work() as uow:
+        assert JobRepository(uow.session).get("kept") is not None
+        assert not JobRepository(uow.session).add(_job("kept"))  # duplicate: refused, no error
+    database.dispose()
