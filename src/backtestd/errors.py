@@ -53,3 +53,18 @@ class ApiKeyRejected(BacktestdError):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+class InvalidSweepAxis(InvalidInput):
+    """A sweep axis names an undeclared property, or holds a value its declared type cannot take.
+
+    ``param`` is the offending property (None for a problem with the axis set as a whole) and
+    ``declared`` the strategy's declared names, so a client can show both without parsing text.
+    """
+
+    def __init__(
+        self, message: str, *, param: str | None = None, declared: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(message)
+        self.param = param
+        self.declared = declared
