@@ -29,13 +29,17 @@ def independent_dsr(returns: np.ndarray, trial_srs: list[float]) -> float:
     n = len(trial_srs)
     v = stats.tvar(trial_srs)  # unbiased variance
     e = 0.5772156649015329
-    sr0 = math.sqrt(v) * ((1 - e) * stats.norm.ppf(1 - 1 / n) + e * stats.norm.ppf(1 - 1 / (n * math.e)))
+    sr0 = math.sqrt(v) * (
+        (1 - e) * stats.norm.ppf(1 - 1 / n) + e * stats.norm.ppf(1 - 1 / (n * math.e))
+    )
     sr = returns.mean() / returns.std(ddof=1)
     g3 = stats.skew(returns)
     g4 = stats.kurtosis(returns, fisher=False)
     t = len(returns)
     return float(
-        stats.norm.cdf((sr - sr0) * math.sqrt(t - 1) / math.sqrt(1 - g3 * sr + (g4 - 1) / 4 * sr**2))
+        stats.norm.cdf(
+            (sr - sr0) * math.sqrt(t - 1) / math.sqrt(1 - g3 * sr + (g4 - 1) / 4 * sr**2)
+        )
     )
 
 
@@ -75,7 +79,8 @@ def test_more_trials_deflate_more() -> None:
     m = ReturnMoments(0.1, 0.0, 3.0, 500)
     few = deflated_sharpe(m, [0.0, 0.05, 0.1])
     many = deflated_sharpe(m, [0.0, 0.05, 0.1] * 50)
-    assert few is not None and many is not None
+    assert few is not None
+    assert many is not None
     assert many < few
 
 
@@ -90,4 +95,5 @@ def test_absent_when_not_computable() -> None:
     assert probabilistic_sharpe(0.1, 0.0, 1, 0.0, 3.0) is None
     assert deflated_sharpe_rows([m, None]) == [None, None]  # one trial with moments
     rows = deflated_sharpe_rows([m, None, ReturnMoments(0.0, 0.0, 3.0, 500)])
-    assert rows[1] is None and rows[0] is not None
+    assert rows[1] is None
+    assert rows[0] is not None

@@ -114,14 +114,17 @@ def test_unsorted_value_list_uses_value_order_for_neighbours() -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(st.integers(-3, 3).map(float), st.booleans()), min_size=1,
-                max_size=30), st.sampled_from(list(Objective)))
+@given(
+    st.lists(st.tuples(st.integers(-3, 3).map(float), st.booleans()), min_size=1, max_size=30),
+    st.sampled_from(list(Objective)),
+)
 def test_raw_order_matches_sorting_by_objective_then_run(rows, objective: Objective) -> None:
     values = np.array([v for v, _ in rows])
     aborted = np.array([a for _, a in rows], dtype=bool)
     sign = -1.0 if objective.higher_is_better else 1.0
-    expected = sorted((i for i in range(len(rows)) if not aborted[i]),
-                      key=lambda i: (sign * values[i], i))
+    expected = sorted(
+        (i for i in range(len(rows)) if not aborted[i]), key=lambda i: (sign * values[i], i)
+    )
     assert raw_order(values, aborted, objective).tolist() == expected
 
 

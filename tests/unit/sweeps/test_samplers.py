@@ -70,7 +70,8 @@ def test_random_seeds_differ_and_cover_the_lattice_uniformly() -> None:
     for seed in range(400):
         for i in random_indices([10], 3, seed)[:, 0]:
             counts[i] += 1
-    assert counts.min() > 80 and counts.max() < 160  # 120 expected per point
+    assert counts.min() > 80
+    assert counts.max() < 160
 
 
 def test_random_over_a_lattice_beyond_int64_still_draws_distinct_vectors() -> None:
@@ -86,11 +87,12 @@ def test_random_samples_over_the_lattice_size_is_rejected() -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.integers(1, 40), min_size=1, max_size=4), st.integers(1, 40),
-       st.integers(0, MAX_SEED))
-def test_lhs_hits_every_stratum_of_every_axis_once(
-    sizes: list[int], n: int, seed: int
-) -> None:
+@given(
+    st.lists(st.integers(1, 40), min_size=1, max_size=4),
+    st.integers(1, 40),
+    st.integers(0, MAX_SEED),
+)
+def test_lhs_hits_every_stratum_of_every_axis_once(sizes: list[int], n: int, seed: int) -> None:
     got = lhs_indices(sizes, n, seed)
     assert got.shape == (n, len(sizes))
     assert np.array_equal(got, lhs_indices(sizes, n, seed))
@@ -104,7 +106,8 @@ def test_lhs_hits_every_stratum_of_every_axis_once(
             assert strata == list(range(n))
         else:
             counts = np.bincount(col, minlength=m)
-            assert counts.min() >= n // m - 1 and counts.max() <= -(-n // m) + 1
+            assert counts.min() >= n // m - 1
+            assert counts.max() <= -(-n // m) + 1
 
 
 def test_lhs_depends_on_the_seed() -> None:
