@@ -200,22 +200,7 @@ class Axis:
             raise IndexError(f"axis '{self.name}' has {self.size} points, no point {i}")
         if self.start is None or self.step is None:
             return self.listed[i]
-        with localcontext() as ctx:
-            ctx.prec = 60
-            point = self.start + self.step * i
-        return self._typed(point)
-
-    def _typed(self, point: Decimal) -> ParamValue:
-        if self.ptype is not None and self.ptype.is_integral:
-            return int(point)
-        if self.ptype is None and point == point.to_integral_value() and self._integral_range():
-            return int(point)
-        return float(point)
-
-    def _integral_range(self) -> bool:
-        assert self.start is not None
-        assert self.step is not None
-        return all(d == d.to_integral_value() for d in (self.start, self.step))
+        return coerce_value(self.name, self.ptype, self._plain(i))
 
     def values(self) -> list[ParamValue]:
         """Every lattice point, in lattice order (only for axes small enough to list)."""
@@ -317,9 +302,12 @@ class Axis:
         return axis
 
     def _plain(self, i: int) -> int | float:
+        """Point ``i`` as the JSON number it denotes (an int when integral)."""
         assert self.start is not None
         assert self.step is not None
-        point = self.start + self.step * i
+        with localcontext() as ctx:
+            ctx.prec = 60
+            point = self.start + self.step * i
         return int(point) if point == point.to_integral_value() else float(point)
 
 

@@ -111,6 +111,8 @@ def test_coercion_per_type() -> None:
     assert coerce_value("p", PropertyType.STRING, 2.0) == "2"
     assert coerce_value("p", PropertyType.STRING, True) == "true"
     assert coerce_value("p", None, 9.0) == 9
+    text = Axis.from_wire("s", {"from": 0, "to": 0.2, "step": 0.1}, PropertyType.STRING)
+    assert text.values() == ["0", "0.1", "0.2"]
     with pytest.raises(InvalidSweepAxis, match="byte range"):
         coerce_value("p", PropertyType.BYTE, 128)
     with pytest.raises(InvalidSweepAxis, match="out of range for a float"):
