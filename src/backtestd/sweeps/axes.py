@@ -220,6 +220,16 @@ class Axis:
             ranks[i] = rank
         return ranks
 
+    def value_at_rank(self, rank: int) -> ParamValue:
+        """The point of value-order position ``rank`` (a range's lattice is already sorted).
+
+        >>> Axis.from_wire("x", {"values": [20, 10, 30]}, PropertyType.INT).value_at_rank(0)
+        10
+        """
+        if self.start is not None:
+            return self.value(rank)
+        return sorted(self.listed, key=_sort_key)[rank]
+
     @classmethod
     def from_wire(
         cls,

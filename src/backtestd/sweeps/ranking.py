@@ -61,6 +61,8 @@ def plateau(ranks: I64, values: F64, aborted: BOOL, objective: Objective) -> Pla
         return Plateau(score, count)
     r = ranks[live].astype(np.int64)
     span = r.max(axis=0) + 3  # room for -1 and +1 around every rank
+    if np.prod(span.astype(np.float64)) >= 2.0**62:
+        raise ValueError("plateau needs a grid; this lattice is too large to key (use raw)")
     strides = np.cumprod(np.concatenate([[1], span[::-1][:-1]]))[::-1].astype(np.int64)
     keys = (r + 1) @ strides
     order = np.argsort(keys, kind="stable")

@@ -16,13 +16,14 @@ Wire names follow §4.11 (``worst`` is sent in cells too).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.sweeps.axes import Axis
 from backtestd.sweeps.objective import Objective
 
 F64 = npt.NDArray[np.float64]
@@ -35,10 +36,23 @@ MAX_HEATMAP_CELLS = 50_000
 
 @dataclass(frozen=True)
 class SensitivityAxis:
-    """An axis as the tables need it: its name and its values listed in value order."""
+    """An axis as the tables need it: its name and the value at each value-order rank.
+
+    ``value_at`` is a function so that a lattice of 10^12 points is never listed; only the
+    ranks rows actually hold are looked up.
+    """
 
     name: str
-    values: Sequence[Any]  # values[k] is the k-th value in value order
+    value_at: Callable[[int], Any]
+
+    @classmethod
+    def listed(cls, name: str, values: Sequence[Any]) -> SensitivityAxis:
+        """From values already in value order (``values[k]`` has rank ``k``)."""
+        return cls(name, values.__getitem__)
+
+    @classmethod
+    def from_axis(cls, axis: Axis) -> SensitivityAxis:
+        return cls(axis.name, axis.value_at_rank)
 
 
 @dataclass(frozen=True)
@@ -93,7 +107,7 @@ def sensitivity(
 
     ``ranks[r, j]`` is row ``r``'s position on axis ``j`` in value order.
 
-    >>> axes = [SensitivityAxis("a", [1, 2]), SensitivityAxis("b", [True])]
+    >>> axes = [SensitivityAxis.listed("a", [1, 2]), SensitivityAxis.listed("b", [True])]
     >>> out = sensitivity(axes, np.array([[0, 0], [1, 0], [1, 0]]), np.array([1.0, 2.0, 4.0]),
     ...                   np.array([False, False, True]), Objective.SHARPE)
     >>> out["rowsAnalysed"], out["marginals"][0]["points"][1]
@@ -108,7 +122,7 @@ def sensitivity(
         points = (
             []
             if g is None
-            else [{"value": axis.values[int(k)], **_figures(g, i)} for i, k in enumerate(g.keys)]
+            else [{"value": axis.value_at(int(k)), **_figures(g, i)} for i, k in enumerate(g.keys)]
         )
         marginals.append({"param": axis.name, "points": points})
     heatmaps: list[dict[str, Any]] = []
@@ -142,12 +156,14 @@ def _cells(
 ) -> list[dict[str, Any]]:
     if v.size == 0:
         return []
-    width = len(axis_b.values)
-    g = group_stats(ra * width + rb, v, objective)
+    ua, ca = np.unique(ra, return_inverse=True)  # dense codes keep value order and fit int64
+    ub, cb = np.unique(rb, return_inverse=True)
+    width = int(ub.size)
+    g = group_stats(ca.astype(np.int64) * width + cb, v, objective)
     return [
         {
-            "valueA": axis_a.values[int(k) // width],
-            "valueB": axis_b.values[int(k) % width],
+            "valueA": axis_a.value_at(int(ua[int(k) // width])),
+            "valueB": axis_b.value_at(int(ub[int(k) % width])),
             **_figures(g, i),
         }
         for i, k in enumerate(g.keys)

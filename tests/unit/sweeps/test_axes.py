@@ -154,3 +154,15 @@ def test_value_order_ranks_of_an_unsorted_list() -> None:
     axis = Axis.from_wire("x", {"values": [0.5, -1, 2, 0]}, DOUBLE)
     assert axis.order_ranks() == [2, 0, 3, 1]
     assert Axis.from_wire("b", {"values": [True, False]}, BOOL).order_ranks() == [1, 0]
+
+
+def test_value_at_rank_inverts_order_ranks() -> None:
+    axis = Axis.from_wire("x", {"values": [0.5, -1, 2, 0]}, DOUBLE)
+    ranks = axis.order_ranks()
+    assert [axis.value_at_rank(ranks[i]) for i in range(axis.size)] == axis.values()
+
+
+def test_axis_errors_answer_400() -> None:
+    from backtestd.api.errors import _status_for
+
+    assert _status_for(InvalidSweepAxis("bad", param="fast")) == 400

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backtestd.sweeps import sensitivity as sensitivity_module
+from backtestd.sweeps.axes import PropertyType, build_axes
 from backtestd.sweeps.objective import Objective
 from backtestd.sweeps.samplers import grid_indices
 from backtestd.sweeps.sensitivity import SensitivityAxis, sensitivity
@@ -47,7 +48,9 @@ def sweeps(draw):
 @given(sweeps(), st.sampled_from(list(Objective)))
 def test_marginals_and_heatmaps_match_brute_force(sweep, objective: Objective) -> None:
     sizes, grid, values, aborted = sweep
-    axes = [SensitivityAxis(f"p{j}", [10 * k for k in range(s)]) for j, s in enumerate(sizes)]
+    axes = [
+        SensitivityAxis.listed(f"p{j}", [10 * k for k in range(s)]) for j, s in enumerate(sizes)
+    ]
     out = sensitivity(axes, grid, values, aborted, objective)
     live = [i for i in range(len(grid)) if not aborted[i]]
     assert out["rowsAnalysed"] == len(live)
@@ -81,7 +84,7 @@ def test_marginals_and_heatmaps_match_brute_force(sweep, objective: Objective) -
 
 
 def test_maxdd_best_is_the_smallest_drawdown() -> None:
-    axes = [SensitivityAxis("a", [1])]
+    axes = [SensitivityAxis.listed("a", [1])]
     out = sensitivity(
         axes, np.array([[0], [0]]), np.array([3.0, 7.0]), np.zeros(2, bool), Objective.MAXDD
     )
@@ -92,7 +95,7 @@ def test_maxdd_best_is_the_smallest_drawdown() -> None:
 
 def test_heatmaps_are_capped_and_flagged_while_marginals_stay_complete() -> None:
     grid = grid_indices([2, 2, 2, 2])  # 4 axes -> 6 heatmaps of 4 cells
-    axes = [SensitivityAxis(n, [0, 1]) for n in "abcd"]
+    axes = [SensitivityAxis.listed(n, [0, 1]) for n in "abcd"]
     vals = np.arange(16, dtype=float)
     out = sensitivity(axes, grid, vals, np.zeros(16, bool), Objective.SHARPE, max_heatmaps=4)
     assert len(out["heatmaps"]) == 4
@@ -104,10 +107,24 @@ def test_heatmaps_are_capped_and_flagged_while_marginals_stay_complete() -> None
 
 
 def test_no_finished_rows_gives_empty_tables() -> None:
-    axes = [SensitivityAxis("a", [1, 2]), SensitivityAxis("b", [1])]
+    axes = [SensitivityAxis.listed("a", [1, 2]), SensitivityAxis.listed("b", [1])]
     out = sensitivity(
         axes, np.zeros((0, 2), dtype=np.int64), np.zeros(0), np.zeros(0, bool), Objective.PNL
     )
     assert out["rowsAnalysed"] == 0
     assert out["marginals"] == [{"param": "a", "points": []}, {"param": "b", "points": []}]
     assert out["heatmaps"] == [{"paramA": "a", "paramB": "b", "cells": []}]
+
+
+def test_random_sweep_over_huge_lattices_groups_only_present_values() -> None:
+    big = build_axes(
+        {"a": {"from": 0, "to": 1e10, "step": 1}, "b": {"values": [0.5, -1.0]}},
+        {"a": PropertyType.LONG, "b": PropertyType.DOUBLE},
+    )
+    axes = [SensitivityAxis.from_axis(a) for a in big]
+    ranks = np.array([[10**10, 1], [7, 0], [10**10, 0]])  # b ranks: -1.0 -> 0, 0.5 -> 1
+    out = sensitivity(axes, ranks, np.array([1.0, 2.0, 3.0]), np.zeros(3, bool), Objective.PNL)
+    assert [p["value"] for p in out["marginals"][0]["points"]] == [7, 10**10]
+    assert [p["value"] for p in out["marginals"][1]["points"]] == [-1.0, 0.5]
+    cells = [(c["valueA"], c["valueB"], c["count"]) for c in out["heatmaps"][0]["cells"]]
+    assert cells == [(7, -1.0, 1), (10**10, -1.0, 1), (10**10, 0.5, 1)]
