@@ -32,6 +32,7 @@ INT_RANGES = {
     "byte": (-(2**7), 2**7 - 1),
 }
 FLOAT32_MAX = 3.4028234663852886e38
+MAX_AXIS_POINTS = 2**53  # lattice indices stay exact in int64 and float64
 
 
 class PropertyType(enum.StrEnum):
@@ -295,7 +296,14 @@ class Axis:
             )
         with localcontext() as ctx:
             ctx.prec = 60
-            size = int((stop - start) // step) + 1
+            ratio = (stop - start) / step  # rounded; only compared against the cap
+            size = int((stop - start) // step) + 1 if ratio < MAX_AXIS_POINTS else None
+        if size is None or size > MAX_AXIS_POINTS:
+            raise InvalidSweepAxis(
+                f"sweep axis '{name}' has {ratio:.6g} points or more; at most {MAX_AXIS_POINTS} "
+                "(raise 'step' or narrow 'from'..'to')",
+                param=name,
+            )
         axis = cls(name=name, ptype=ptype, size=size, start=start, step=step)
         if (
             ptype is not None

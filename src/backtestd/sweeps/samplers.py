@@ -151,12 +151,18 @@ def lhs_indices(sizes: Sequence[int], samples: int, seed: int) -> I64:
         if n <= m:
             k = np.minimum(np.floor(u * n).astype(np.int64), n - 1)
             frac = u * n - k
-            lo = (k * m) // n
-            hi = ((k + 1) * m) // n
+            lo = _floor_mul_div(k, m, n)
+            hi = _floor_mul_div(k + 1, m, n)
             out[:, j] = lo + np.minimum(np.floor(frac * (hi - lo)).astype(np.int64), hi - lo - 1)
         else:
             out[:, j] = np.minimum(np.floor(u * m).astype(np.int64), m - 1)
     return out
+
+
+def _floor_mul_div(k: I64, m: int, n: int) -> I64:
+    """``floor(k * m / n)`` without the int64 overflow of ``k * m`` (``m`` up to 2**53)."""
+    q, r = divmod(m, n)
+    return k * q + (k * r) // n
 
 
 def _check_samples(samples: int, total: int, *, distinct: bool) -> None:

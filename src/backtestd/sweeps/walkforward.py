@@ -44,6 +44,19 @@ class Fold:
     in_sample_to: int  # exclusive; also the first out-of-sample index
     out_of_sample_to: int  # exclusive
 
+    def window_fields(self) -> dict[str, int]:
+        """The index fields of a ``WalkForwardFold`` (wire names).
+
+        >>> Fold(1, 18, 46, 64).window_fields()["outOfSampleTo"]
+        64
+        """
+        return {
+            "foldIx": self.fold_ix,
+            "inSampleFrom": self.in_sample_from,
+            "inSampleTo": self.in_sample_to,
+            "outOfSampleTo": self.out_of_sample_to,
+        }
+
 
 def split_folds(
     steps: int, folds: int, in_sample_pct: int = DEFAULT_IN_SAMPLE_PCT, *, max_folds: int = 12

@@ -80,6 +80,7 @@ def test_huge_range_is_not_materialised() -> None:
         ({"values": [3, 3.0]}, "listed twice"),
         ({"from": 1, "to": 2}, "got keys"),
         ({"values": ["a"]}, "not a number or a boolean"),
+        ({"from": 0, "to": 1e300, "step": 1e-300}, "at most 9007199254740992"),
     ],
 )
 def test_bad_int_axis_is_rejected_naming_the_property(raw: dict, fragment: str) -> None:

@@ -97,3 +97,16 @@ def test_absent_when_not_computable() -> None:
     rows = deflated_sharpe_rows([m, None, ReturnMoments(0.0, 0.0, 3.0, 500)])
     assert rows[1] is None
     assert rows[0] is not None
+
+
+def test_per_period_sharpe_is_the_row_sharpe_deannualised() -> None:
+    # The DSR must use the same Sharpe as the leaderboard row (engine.metrics), per period.
+    from backtestd.engine.metrics import periods_per_year, sharpe_ratio, simple_returns
+
+    equity = 100.0 * np.cumprod(1.0 + np.random.default_rng(5).normal(1e-4, 1e-3, size=2000))
+    r = simple_returns(equity)
+    periods = periods_per_year(60_000)
+    m = return_moments(r)
+    assert m is not None
+    assert m.sharpe * math.sqrt(periods) == pytest.approx(sharpe_ratio(r, periods), rel=1e-12)
+    assert m.length == 1999

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import doctest
 import itertools
 
@@ -129,3 +130,12 @@ def test_server_seed_is_javascript_safe_and_checked() -> None:
     for bad in (-1, 2**53, 1.5, True):
         with pytest.raises(InvalidInput, match="JavaScript-safe"):
             check_seed(bad)  # type: ignore[arg-type]
+
+
+def test_lhs_on_a_lattice_of_two_to_the_53_points_stays_stratified() -> None:
+    m, n = 2**53, 1000
+    col = lhs_indices([m], n, 9)[:, 0]
+    assert bool(np.all((col >= 0) & (col < m)))
+    bounds = [k * m // n for k in range(n + 1)]  # exact Python integers
+    strata = sorted(bisect.bisect_right(bounds, i) - 1 for i in col.tolist())
+    assert strata == list(range(n))
