@@ -19,7 +19,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
+from functools import cached_property
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from backtestd.errors import InvalidSweepAxis
 
@@ -180,8 +184,9 @@ class Axis:
     """One swept property. ``size`` lattice points; :meth:`value` gives point ``i``.
 
     A range axis keeps ``start``/``step`` (decimals); a list axis keeps its coerced ``listed``
-    values in the order given. ``order_key`` sorts the points by value: plateau neighbours and
-    sensitivity tables use that order, while ``runIx`` expansion uses the lattice order.
+    values in the order given. Plateau neighbours and sensitivity tables use *value order*
+    (:meth:`ranks_of`, :meth:`value_at_rank`), ``runIx`` expansion uses the lattice order; for a
+    range the two coincide.
     """
 
     name: str
@@ -207,19 +212,33 @@ class Axis:
         """Every lattice point, in lattice order (only for axes small enough to list)."""
         return [self.value(i) for i in range(self.size)]
 
+    @cached_property
+    def _by_value(self) -> tuple[int, ...]:
+        """Lattice indices of a list axis sorted by value."""
+        return tuple(sorted(range(self.size), key=lambda i: _sort_key(self.listed[i])))
+
+    @cached_property
+    def _rank_table(self) -> npt.NDArray[np.int64]:
+        table = np.empty(self.size, dtype=np.int64)
+        table[list(self._by_value)] = np.arange(self.size, dtype=np.int64)
+        return table
+
     def order_ranks(self) -> list[int]:
         """``ranks[i]`` = position of point ``i`` when the points are sorted by value.
 
         >>> Axis.from_wire("x", {"values": [20, 10, 30]}, PropertyType.INT).order_ranks()
         [1, 0, 2]
         """
-        if self.start is not None:
-            return list(range(self.size))
-        by_value = sorted(range(self.size), key=lambda i: _sort_key(self.listed[i]))
-        ranks = [0] * self.size
-        for rank, i in enumerate(by_value):
-            ranks[i] = rank
-        return ranks
+        return self.ranks_of(np.arange(self.size, dtype=np.int64)).tolist()
+
+    def ranks_of(self, indices: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """Value-order positions of lattice ``indices`` (a range is its own order).
+
+        >>> Axis.from_wire("b", {"values": [True, False]}, None).ranks_of(np.array([0, 1])).tolist()
+        [1, 0]
+        """
+        idx = np.asarray(indices, dtype=np.int64)
+        return idx.copy() if self.start is not None else self._rank_table[idx]
 
     def value_at_rank(self, rank: int) -> ParamValue:
         """The point of value-order position ``rank`` (a range's lattice is already sorted).
@@ -229,7 +248,7 @@ class Axis:
         """
         if self.start is not None:
             return self.value(rank)
-        return sorted(self.listed, key=_sort_key)[rank]
+        return self.listed[self._by_value[rank]]
 
     @classmethod
     def from_wire(

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.sweeps.axes import Axis
 from backtestd.sweeps.objective import Objective
 
 F64 = npt.NDArray[np.float64]
@@ -146,13 +147,15 @@ def ranked_view(order: I64, limit: int = RANKED_DISPLAY_LIMIT) -> RankedView:
     return RankedView(shown, np.arange(1, shown.size + 1, dtype=np.int64), order.size > limit)
 
 
-def value_ranks(axis_ranks: Sequence[Sequence[int]], indices: I64) -> I64:
+def value_ranks(axes: Sequence[Axis], indices: I64) -> I64:
     """Lattice indices (``(n, d)``) mapped to value-order ranks, axis by axis.
 
-    >>> value_ranks([[1, 0, 2]], np.array([[0], [1]])).tolist()
+    >>> from backtestd.sweeps.axes import PropertyType
+    >>> ax = [Axis.from_wire("x", {"values": [20, 10, 30]}, PropertyType.INT)]
+    >>> value_ranks(ax, np.array([[0], [1]])).tolist()
     [[1], [0]]
     """
-    out = np.empty_like(indices, dtype=np.int64)
-    for j, ranks in enumerate(axis_ranks):
-        out[:, j] = np.asarray(ranks, dtype=np.int64)[indices[:, j]]
+    out = np.empty(indices.shape, dtype=np.int64)
+    for j, axis in enumerate(axes):
+        out[:, j] = axis.ranks_of(indices[:, j])
     return out

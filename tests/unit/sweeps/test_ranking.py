@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from backtestd.sweeps import objective as objective_module
 from backtestd.sweeps import ranking
+from backtestd.sweeps.axes import Axis, PropertyType
 from backtestd.sweeps.objective import Objective
 from backtestd.sweeps.ranking import (
     Ranking,
@@ -107,7 +108,7 @@ def test_grid_interior_point_has_two_neighbours_per_axis() -> None:
 def test_unsorted_value_list_uses_value_order_for_neighbours() -> None:
     # values listed [20, 10, 30]: 10 and 30 are both neighbours of 20, not of each other.
     idx = np.array([[0], [1], [2]])
-    r = value_ranks([[1, 0, 2]], idx)
+    r = value_ranks([Axis.from_wire("n", {"values": [20, 10, 30]}, PropertyType.INT)], idx)
     p = plateau(r, np.array([5.0, 1.0, 2.0]), np.zeros(3, dtype=bool), Objective.SHARPE)
     assert p.neighbour_count.tolist() == [2, 1, 1]
     assert p.score.tolist() == [1.0, 1.0, 2.0]
