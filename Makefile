@@ -14,6 +14,13 @@ $(VENV)/.installed: pyproject.toml uv.lock
 	$(UV) sync --frozen
 	@touch $@
 
+# The newest official clients, beside the pinned older ones, for the two-generation journeys.
+$(VENV)/next-clients/.installed: $(VENV)/.installed tests/clients-next.txt
+	rm -rf $(VENV)/next-clients
+	$(UV) pip install --quiet --python $(VENV)/bin/python --target $(VENV)/next-clients \
+		--no-deps --require-hashes -r tests/clients-next.txt
+	@touch $@
+
 install: $(VENV)/.installed
 
 jvm:
@@ -28,7 +35,7 @@ lint: install
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
-test: install jvm lint
+test: install $(VENV)/next-clients/.installed jvm lint
 	$(VENV)/bin/pytest
 
 unit: install

@@ -8,11 +8,32 @@ from __future__ import annotations
 
 
 class BacktestdError(Exception):
-    """Base class; ``message`` is shown to the user verbatim."""
+    """Base class; ``message`` is shown to the user verbatim.
 
-    def __init__(self, message: str) -> None:
+    ``reason`` is a stable upper-case token naming the cause (clients switch on it, the
+    message is for people); ``retryable`` says whether the same call may succeed later;
+    ``next_call`` is the follow-up call that fixes the problem, when there is one
+    (``{"method", "path", "body"?}``, path relative to ``/v1``); ``retry_after`` is in seconds.
+    """
+
+    default_reason = "ERROR"
+    default_retryable = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str | None = None,
+        retryable: bool | None = None,
+        next_call: dict[str, object] | None = None,
+        retry_after: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
+        self.reason = reason or self.default_reason
+        self.retryable = self.default_retryable if retryable is None else retryable
+        self.next_call = next_call
+        self.retry_after = retry_after
 
 
 class ConfigurationError(BacktestdError):
@@ -22,25 +43,65 @@ class ConfigurationError(BacktestdError):
 class InvalidInput(BacktestdError):
     """The request is malformed or asks for something impossible."""
 
+    default_reason = "INVALID_REQUEST"
+
 
 class NotFound(BacktestdError):
     """The resource does not exist or is not the caller's (indistinguishable on purpose)."""
+
+    default_reason = "NOT_FOUND"
 
 
 class Conflict(BacktestdError):
     """The request collides with existing state (e.g. a name already taken)."""
 
+    default_reason = "CONFLICT"
+
 
 class LimitExceeded(BacktestdError):
     """A quota, rate or concurrency limit was reached; retrying later may succeed."""
+
+    default_reason = "LIMIT_REACHED"
+    default_retryable = True
+
+    def __init__(self, message: str, **kwargs: object) -> None:
+        kwargs.setdefault("retry_after", 5)
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+
+
+class PlanRequired(BacktestdError):
+    """The caller's tier does not include what was asked for (e.g. a cadence)."""
+
+    default_reason = "PLAN_REQUIRED"
+
+    def __init__(self, message: str, upgrade_url: str | None = None, **kwargs: object) -> None:
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+        self.upgrade_url = upgrade_url
+
+
+class InsufficientScope(BacktestdError):
+    """The caller's API key lacks the scope an endpoint needs."""
+
+    default_reason = "INSUFFICIENT_SCOPE"
+
+    def __init__(self, required: str) -> None:
+        super().__init__(
+            f"this call needs the scope {required!r}, which the API key does not have; create "
+            f"a key with --scope {required} (or without --scope for every scope)"
+        )
+        self.required = required
 
 
 class PayloadTooLarge(BacktestdError):
     """A request body exceeds its cap."""
 
+    default_reason = "PAYLOAD_TOO_LARGE"
+
 
 class Unauthenticated(BacktestdError):
     """Bearer token missing, malformed, expired or forged."""
+
+    default_reason = "UNAUTHENTICATED"
 
 
 class ApiKeyRejected(BacktestdError):
@@ -50,21 +111,7 @@ class ApiKeyRejected(BacktestdError):
     ``apikey_expired``.
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, status: int = 401) -> None:
         super().__init__(message)
         self.code = code
-
-
-class InvalidSweepAxis(InvalidInput):
-    """A sweep axis names an undeclared property, or holds a value its declared type cannot take.
-
-    ``param`` is the offending property (None for a problem with the axis set as a whole) and
-    ``declared`` the strategy's declared names, so a client can show both without parsing text.
-    """
-
-    def __init__(
-        self, message: str, *, param: str | None = None, declared: tuple[str, ...] = ()
-    ) -> None:
-        super().__init__(message)
-        self.param = param
-        self.declared = declared
+        self.status = status

@@ -32,6 +32,10 @@ class TierLimits(BaseModel):
     max_dataset_bytes: int = Field(ge=0)
     max_total_storage_bytes: int = Field(ge=0)
     token_requests_per_minute: int = Field(ge=1)
+    # Prepare cadences the tier may use (None: every one) and the one used when a prepare
+    # names none (None: the finest the source allows).
+    cadences: list[str] | None = None
+    default_cadence: str | None = None
 
 
 MIB = 1024 * 1024
@@ -121,6 +125,11 @@ class Settings(BaseSettings):
     dask_workers: int = Field(default=0, ge=0)  # LocalCluster workers; 0 = one per core
     max_queued_jobs: int = Field(default=1000, ge=1)
     max_active_prepares_per_user: int = Field(default=8, ge=1)
+    upgrade_url: str | None = None  # sent as upgradeUrl with 402 plan-required errors
+    sweep_budget: int = Field(default=20_000, ge=1)  # backtests one sweep may run, folds included
+    sweep_max_folds: int = Field(default=12, ge=2)
+    sweep_max_shards: int = Field(default=64, ge=1)
+    sweep_leaderboard_limit: int = Field(default=100, ge=1)  # rows in the ranked view
     prepare_lookback_days: int = Field(default=1825, ge=1)
     low_activity_rows: int = Field(default=60, ge=1)
 
@@ -143,10 +152,25 @@ class Settings(BaseSettings):
         return merged
 
     @property
+    def sqlite_path(self) -> Path:
+        """The embedded database file (used when no ``database_url`` is set)."""
+        return (self.data_dir / "backtestd.sqlite3").resolve()
+
+    @property
     def resolved_database_url(self) -> str:
         if self.database_url:
             return self.database_url
-        return f"sqlite:///{(self.data_dir / 'backtestd.sqlite3').resolve()}"
+        return f"sqlite:///{self.sqlite_path}"
+
+    @property
+    def masked_database_url(self) -> str:
+        """The database URL with any password replaced by ``***`` (safe to print)."""
+        url = self.resolved_database_url
+        scheme, sep, rest = url.partition("://")
+        userinfo, at, host = rest.rpartition("@")
+        if not at or ":" not in userinfo:
+            return url
+        return f"{scheme}{sep}{userinfo.split(':', 1)[0]}:***@{host}"
 
     @property
     def resolved_object_store_dir(self) -> Path:

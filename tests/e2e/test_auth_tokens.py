@@ -146,10 +146,11 @@ def test_protected_routes_refuse_bad_tokens_with_401(live_server: LiveServer) ->
 def test_protected_route_without_token_gives_401(live_server: LiveServer) -> None:
     response = httpx.get(f"{live_server.base_url}/account/usage")
     assert response.status_code == 401
-    assert response.json() == {
-        "code": 401,
-        "message": response.json()["message"],
-    }
+    body = response.json()
+    assert body["code"] == 401
+    assert "Bearer" in body["message"]
+    assert (body["reason"], body["retryable"]) == ("UNAUTHENTICATED", False)
+    assert set(body) == {"code", "message", "reason", "retryable"}
     assert "Authorization: Bearer" in response.json()["message"]
 
 

@@ -124,6 +124,8 @@ def test_concurrent_first_requests_generate_once_and_agree(live_server: LiveServ
         {"hour": "2026-13-01T00"},
         {"hour": "2026-02-30T00"},
         {"hour": "2026-01-01T24"},
+        {"hour": "9999-12-31T23"},
+        {"hour": "0001-01-01T00"},
     ],
 )
 def test_missing_or_malformed_hour_gives_400(
@@ -133,7 +135,9 @@ def test_missing_or_malformed_hour_gives_400(
     assert response.status_code == 400
     body = response.json()
     assert body["code"] == 400
-    assert "YYYY-MM-DDTHH" in body["message"] or "not a real date" in body["message"]
+    assert any(
+        hint in body["message"] for hint in ("YYYY-MM-DDTHH", "not a real date", "1970 to 9998")
+    )
 
 
 def test_unknown_format_gives_400(live_server: LiveServer) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 import pytest
 
@@ -94,3 +96,39 @@ def test_cli_rejects_bad_key_options_clearly(live_server: LiveServer, bad: str) 
     assert result.returncode != 0
     assert "error:" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_api_docs_load_everything_from_the_service_itself(live_server: LiveServer) -> None:
+    import re
+
+    origin = live_server.base_url.removesuffix("/v1")
+    page = httpx.get(f"{live_server.base_url}/docs").text
+    urls = re.findall(r"""(?:src|href)=["']([^"']+)["']""", page) + re.findall(
+        r"""url: ?["']([^"']+)["']""", page
+    )
+    assert urls, page
+    for url in urls:
+        assert not url.startswith(("http://", "https://", "//")), f"off-host asset {url}"
+        assert httpx.get(origin + url).status_code == 200, url
+
+
+def test_openapi_documents_400_not_422_and_versions_both_sides(live_server: LiveServer) -> None:
+    spec = httpx.get(f"{live_server.base_url}/openapi.json").json()
+    statuses = {s for ops in spec["paths"].values() for op in ops.values() for s in op["responses"]}
+    assert "422" not in statuses
+    prepare = spec["paths"]["/v1/backtest/{exchangeId}/{type}/prepare"]["post"]
+    assert "400" in prepare["responses"]
+    assert spec["info"]["x-api-description-version"] == "0.128.20"
+    assert spec["info"]["version"] != "0.128.20"  # the project's own version
+
+
+def test_a_busy_port_is_reported_before_anything_starts(
+    live_server: LiveServer, tmp_path: Path
+) -> None:
+    other = LiveServer(tmp_path / "clash")
+    other.env["BACKTESTD_PORT"] = str(live_server.port)
+    result = other.cli("serve", check=False)
+    assert result.returncode != 0
+    assert f"cannot listen on 127.0.0.1:{live_server.port}" in result.stderr
+    assert "BACKTESTD_PORT" in result.stderr
+    assert not (tmp_path / "clash" / "dask-scratch").exists()

@@ -186,3 +186,48 @@ def test_second_active_prepare_of_a_user_gets_429(server: LiveServer) -> None:
         json={"instrument": "LINK/USDT", "from": start, "to": end},
     )
     assert third.status_code == 202
+
+
+def test_cancel_interrupts_a_busy_run_long_before_its_cpu_limit(tmp_path: Path) -> None:
+    """With the default 60 s CPU limit, a cancelled busy run ends Aborted within seconds and
+    stores no result; the next user's run on the same worker is unharmed."""
+    server = LiveServer(tmp_path / "cancel", extra_env={"BACKTESTD_DASK_WORKERS": "1"})
+    server.start()
+    try:
+        session = auth(server.create_key("canceller", tier="pro"), base_url=server.base_url)
+        start, end = recent_range(1)
+        prepared = session.prepare(
+            exchange_id="sim", type_="ticker", instrument="BTC/USDT", from_=start, to=end
+        )
+        assert wait_prepare(session, "sim", "ticker", prepared.job_id).status.value == "Completed"
+        runaway = session.compile_strategy(source("loops_forever.java")).strategy_id
+        job = session.execute(
+            exchange_id="sim", type_="ticker", prepare_job_id=prepared.job_id, strategy_id=runaway
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # wait until the run is in the engine
+            state = call(server, session, "GET", f"/backtest/sim/ticker/execute/{job.job_id}")
+            if state.status_code == 202:
+                break
+            time.sleep(0.1)
+        time.sleep(1.0)
+        asked = time.monotonic()
+        session.cancel_backtest(exchange_id="sim", type_="ticker", job_id=job.job_id)
+        body = wait_result(session, "sim", "ticker", job.job_id, timeout=60)
+        took = time.monotonic() - asked
+        assert body["state"]["status"] == "Aborted"
+        assert took < 15, f"cancel took {took:.1f} s (the CPU limit is 60 s)"
+        assert "totalTrades" not in body["results"]
+        assert "pnlTotal" not in body["results"]
+        victim = auth(server.create_key("after-cancel"), base_url=server.base_url)
+        healthy = victim.compile_strategy(source("ema_cross.java")).strategy_id
+        own = victim.prepare(
+            exchange_id="sim", type_="ticker", instrument="BTC/USDT", from_=start, to=end
+        )
+        assert wait_prepare(victim, "sim", "ticker", own.job_id).status.value == "Completed"
+        run = victim.execute(
+            exchange_id="sim", type_="ticker", prepare_job_id=own.job_id, strategy_id=healthy
+        )
+        assert wait_result(victim, "sim", "ticker", run.job_id)["state"]["status"] == "Completed"
+    finally:
+        server.stop()

@@ -12,6 +12,9 @@ from pathlib import Path
 import httpx
 
 BIN = Path(sys.executable).with_name("backtestd")
+# A developer's exported BACKTESTD_* settings never reach a test server; these harness
+# switches do.
+HARNESS_PREFIXES = ("BACKTESTD_REQUIRE_SERVICES", "BACKTESTD_TEST_")
 
 
 def free_port() -> int:
@@ -29,8 +32,13 @@ class LiveServer:
         self.data_dir = data_dir
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        inherited = {
+            name: value
+            for name, value in os.environ.items()
+            if not name.startswith("BACKTESTD_") or name.startswith(HARNESS_PREFIXES)
+        }
         self.env = {
-            **os.environ,
+            **inherited,
             "BACKTESTD_DATA_DIR": str(data_dir),
             "BACKTESTD_PORT": str(self.port),
             "BACKTESTD_HOST": "127.0.0.1",

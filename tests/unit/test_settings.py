@@ -59,3 +59,20 @@ def test_invalid_settings_name_the_problem(
     monkeypatch.setenv(name, value)
     with pytest.raises(ConfigurationError, match=fragment):
         load_settings()
+
+
+def test_a_developers_exported_settings_do_not_reach_the_tests() -> None:
+    """``BACKTESTD_PORT=9999 make test`` passes: the suite-wide fixture removed it."""
+    import os
+
+    assert [n for n in os.environ if n.startswith("BACKTESTD_PORT")] == []
+    assert load_settings().port == 8080
+
+
+def test_printed_database_urls_hide_the_password() -> None:
+    from backtestd.settings import Settings
+
+    url = "postgresql+psycopg://alice:s3cr@t@db.example:5432/backtestd"
+    assert Settings(database_url=url).masked_database_url == (
+        "postgresql+psycopg://alice:***@db.example:5432/backtestd"
+    )

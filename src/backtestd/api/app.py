@@ -9,8 +9,10 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI
 
 from backtestd.api.body_limit import BodyLimitMiddleware
+from backtestd.api.dashboard import mount_dashboard
+from backtestd.api.docs import API_DESCRIPTION_VERSION, mount_api_docs, project_version
 from backtestd.api.errors import install_error_handlers
-from backtestd.api.routes import account, auth, backtests, market, strategies
+from backtestd.api.routes import account, auth, backtests, market, strategies, sweeps
 from backtestd.services.container import Services, build_services, start_executor
 from backtestd.settings import Settings
 
@@ -29,6 +31,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         if app.state.services.backtests.executor is None:
             app.state.services.backtests.executor = start_executor(settings)
         log.info("jobs run on %s", app.state.services.backtests.executor.describe())
+        app.state.services.sweeps.finish_orphans()
         resumed = app.state.services.backtests.resume_unfinished()
         if resumed:
             log.info("resubmitted %d unfinished jobs", resumed)
@@ -40,17 +43,24 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
 
     app = FastAPI(
         title="backtestd — Strategy Backtesting Service API",
-        version="0.128.20",
+        version=project_version(),
+        description=(
+            f"backtestd implements the Strategy Backtesting Service API, interface description "
+            f"version {API_DESCRIPTION_VERSION}. Errors are `{{code, message}}`; invalid "
+            "requests are 400 (never 422)."
+        ),
         openapi_url=f"{API_PREFIX}/openapi.json",
-        docs_url=f"{API_PREFIX}/docs",
+        docs_url=None,
         redoc_url=None,
         redirect_slashes=False,
         lifespan=lifespan,
     )
     v1 = APIRouter(prefix=API_PREFIX)
-    for module in (auth, account, market, strategies, backtests):
+    for module in (auth, account, market, strategies, backtests, sweeps):
         v1.include_router(module.router)
     app.include_router(v1)
+    mount_api_docs(app, API_PREFIX)
+    mount_dashboard(app)
     install_error_handlers(app)
 
     def cap_for(method: str, path: str) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import Depends, Request, Security
@@ -32,3 +33,19 @@ def get_principal(
 
 
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
+
+
+def _requiring(scope: str) -> Callable[[Principal, Services], Principal]:
+    def check(principal: PrincipalDep, services: ServicesDep) -> Principal:
+        return services.auth.require(principal, scope)
+
+    check.__name__ = f"requires_{scope.replace(':', '_')}"
+    return check
+
+
+# One alias per ``resource:action`` an endpoint needs (docs/scopes.md).
+StrategiesRead = Annotated[Principal, Depends(_requiring("strategies:read"))]
+StrategiesWrite = Annotated[Principal, Depends(_requiring("strategies:write"))]
+BacktestsRead = Annotated[Principal, Depends(_requiring("backtests:read"))]
+BacktestsWrite = Annotated[Principal, Depends(_requiring("backtests:write"))]
+BacktestsExecute = Annotated[Principal, Depends(_requiring("backtests:execute"))]

@@ -9,6 +9,7 @@ the API documents 400 for invalid requests). ``POST /auth/token`` rejections use
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -19,10 +20,12 @@ from backtestd.errors import (
     ApiKeyRejected,
     BacktestdError,
     Conflict,
+    InsufficientScope,
     InvalidInput,
     LimitExceeded,
     NotFound,
     PayloadTooLarge,
+    PlanRequired,
     Unauthenticated,
 )
 
@@ -31,6 +34,8 @@ log = logging.getLogger(__name__)
 STATUS_BY_ERROR: dict[type[BacktestdError], int] = {
     InvalidInput: 400,
     Unauthenticated: 401,
+    PlanRequired: 402,
+    InsufficientScope: 403,
     NotFound: 404,
     Conflict: 409,
     PayloadTooLarge: 413,
@@ -38,8 +43,18 @@ STATUS_BY_ERROR: dict[type[BacktestdError], int] = {
 }
 
 
-def error_response(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"code": status, "message": message}, status_code=status)
+def error_response(status: int, message: str, extra: dict[str, Any] | None = None) -> JSONResponse:
+    return JSONResponse({"code": status, "message": message, **(extra or {})}, status_code=status)
+
+
+def _envelope(exc: BacktestdError) -> dict[str, Any]:
+    """The richer envelope's extra keys (older clients ignore them): reason, retryable, next."""
+    extra: dict[str, Any] = {"reason": exc.reason, "retryable": exc.retryable}
+    if exc.next_call:
+        extra["next"] = exc.next_call
+    if isinstance(exc, PlanRequired) and exc.upgrade_url:
+        extra["upgradeUrl"] = exc.upgrade_url
+    return extra
 
 
 def _status_for(error: BacktestdError) -> int:
@@ -61,15 +76,25 @@ def _describe_validation(exc: RequestValidationError) -> str:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiKeyRejected)
     async def _api_key(_: Request, exc: ApiKeyRejected) -> JSONResponse:
-        return JSONResponse({"code": exc.code, "message": exc.message}, status_code=401)
+        return JSONResponse({"code": exc.code, "message": exc.message}, status_code=exc.status)
+
+    @app.exception_handler(InsufficientScope)
+    async def _scope(_: Request, exc: InsufficientScope) -> JSONResponse:
+        body = {"code": "insufficient_scope", "message": exc.message, "required": exc.required}
+        return JSONResponse(body, status_code=403)
 
     @app.exception_handler(BacktestdError)
     async def _domain(_: Request, exc: BacktestdError) -> JSONResponse:
-        return error_response(_status_for(exc), exc.message)
+        response = error_response(_status_for(exc), exc.message, _envelope(exc))
+        if exc.retry_after is not None:
+            response.headers["Retry-After"] = str(exc.retry_after)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return error_response(400, _describe_validation(exc))
+        return error_response(
+            400, _describe_validation(exc), {"reason": "INVALID_REQUEST", "retryable": False}
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from backtestd.cli.common import DataDirOption, fail, settings_from
+from backtestd.domain.scopes import parse_scopes
 from backtestd.errors import BacktestdError
 from backtestd.services.container import build_services
 
@@ -21,24 +22,52 @@ def create(
     expires: Annotated[
         str | None, typer.Option("--expires", help="Expiry as ISO-8601, e.g. 2027-01-01T00:00Z")
     ] = None,
+    scope: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--scope",
+            help="resource:action[,action] (repeatable), e.g. backtests:read,execute; "
+            "default: every scope; 'none' for a key with no scope",
+        ),
+    ] = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """Create a key; the key itself is the last line of stdout."""
+    try:
+        scopes = parse_scopes(scope) if scope else None
+    except ValueError as exc:
+        fail(str(exc))
+        return
     expires_at = None
     if expires:
         try:
             expires_at = datetime.fromisoformat(expires.replace("Z", "+00:00"))
         except ValueError:
             fail(f"--expires {expires!r} is not an ISO-8601 date-time")
-    services = build_services(settings_from(data_dir))
+    settings = settings_from(data_dir)
+    fresh = not settings.database_url and not settings.sqlite_path.exists()
+    services = build_services(settings)
     try:
-        record, raw_key = services.auth.create_key(user, tier, expires_at)
+        record, raw_key = services.auth.create_key(user, tier, expires_at, scopes)
     except BacktestdError as exc:
         fail(exc.message)
         return
     finally:
         services.close()
-    typer.echo(f"created key {record.key_id} for user {record.user_id} (tier {record.tier})")
+    granted = "; ".join(f"{r}:{','.join(a)}" for r, a in record.scopes.items()) or "none"
+    typer.echo(
+        f"created key {record.key_id} for user {record.user_id} (tier {record.tier}, "
+        f"scopes {granted})"
+    )
+    typer.echo(f"stored in {settings.masked_database_url}", err=True)
+    if fresh:
+        typer.echo(
+            f"warning: {settings.data_dir.resolve()} had no database yet, so no running service "
+            "uses it. The key only works on a service started with the same data dir: run this "
+            "from the directory where the service runs, or set BACKTESTD_DATA_DIR (or "
+            "--data-dir) to the service's data dir.",
+            err=True,
+        )
     typer.echo(raw_key)
 
 

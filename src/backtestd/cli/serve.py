@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import sys
 from typing import Annotated
 
 import typer
 import uvicorn
 
-from backtestd.cli.common import DataDirOption, settings_from
+from backtestd.cli.common import DataDirOption, fail, settings_from
 from backtestd.services.container import build_services
 
 
@@ -28,10 +29,12 @@ def serve(
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     settings = settings_from(data_dir, host=host, port=port)
+    _require_free_port(settings.host, settings.port)
     services = build_services(settings)
     base_url = f"http://{settings.host}:{settings.port}/v1"
     typer.echo(f"backtestd serving {base_url} (data in {settings.data_dir.resolve()})")
-    typer.echo(f"  database: {_redact(settings.resolved_database_url)}")
+    typer.echo(f"  database: {settings.masked_database_url}")
+    typer.echo(f"  dashboard: http://{settings.host}:{settings.port}/")
     typer.echo(f"  API docs: {base_url}/docs")
     if not services.auth.has_usable_key():
         typer.echo(
@@ -48,11 +51,17 @@ def serve(
         services.close()
 
 
-def _redact(url: str) -> str:
-    if "@" in url and "://" in url:
-        scheme, rest = url.split("://", 1)
-        return f"{scheme}://***@{rest.split('@', 1)[1]}"
-    return url
+def _require_free_port(host: str, port: int) -> None:
+    """Fail before anything starts (database, Dask cluster) when the port is taken."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            fail(
+                f"cannot listen on {host}:{port} ({exc.strerror}): another process uses the "
+                "port; stop it or choose another port with --port or BACKTESTD_PORT"
+            )
 
 
 def _command_name() -> str:

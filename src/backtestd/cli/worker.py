@@ -28,7 +28,10 @@ def worker(
     logging.basicConfig(level=logging.INFO)
 
     async def run() -> None:
-        async with Nanny(address, nthreads=nthreads) as nanny:
+        scratch = str(settings.data_dir.resolve() / "dask-scratch")
+        async with Nanny(
+            address, nthreads=nthreads, dashboard=False, local_directory=scratch
+        ) as nanny:
             await nanny.finished()
 
     asyncio.run(run())

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+
+from backtestd.domain.scopes import ALL_SCOPES, Scopes
 
 
 @dataclass(frozen=True)
@@ -16,6 +18,7 @@ class ApiKeyRecord:
     created_at: datetime
     expires_at: datetime | None
     revoked_at: datetime | None
+    scopes: Scopes = field(default_factory=lambda: dict(ALL_SCOPES))
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,7 @@ class Principal:
 
     user_id: str
     tier: str
+    scopes: Scopes = field(default_factory=lambda: dict(ALL_SCOPES))
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,7 @@ class IssuedToken:
     access_token: str
     expires_in: int
     tier: str
+    scopes: Scopes = field(default_factory=lambda: dict(ALL_SCOPES))
 
 
 @dataclass(frozen=True)

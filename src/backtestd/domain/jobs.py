@@ -1,4 +1,4 @@
-"""Jobs: the persisted unit of asynchronous work (prepare, execute) and its states."""
+"""Jobs: the persisted unit of asynchronous work (prepare, execute, sweeps) and its states."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ class JobStatus(enum.StrEnum):
 class JobKind(enum.StrEnum):
     PREPARE = "prepare"
     EXECUTE = "execute"
+    SWEEP = "sweep"  # the sweep itself: never run, finished by its last shard
+    SWEEP_SHARD = "sweep_shard"  # a contiguous range of a sweep's trials (or one fold)
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,9 @@ class PropertySpec:
     min: float | None = None
     max: float | None = None
     step: float | None = None
+    # The Java type the engine injects the value as (int, double, boolean, java.lang.String, ...);
+    # None for strategies registered before types were recorded.
+    type: str | None = None
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,33 @@ def simple_returns(equity: F64) -> F64:
     return out
 
 
+def daily_equity(equity_ts: npt.NDArray[np.int64], equity: F64) -> F64:
+    """The equity at the run start and at every UTC day end after it (the last point closes a
+    partial last day): the series Sharpe, Sortino, DSR and PBO are computed from.
+
+    >>> ts = np.array([0, 43_200_000, 86_400_000, 172_800_000], dtype=np.int64)
+    >>> daily_equity(ts, np.array([100.0, 105.0, 110.0, 99.0])).tolist()
+    [100.0, 110.0, 99.0]
+    """
+    if equity_ts.shape[0] < 2:
+        return np.asarray(equity, dtype=np.float64).copy()
+    first_day = int(equity_ts[0]) // DAY_MS
+    last_day = -(-int(equity_ts[-1]) // DAY_MS)
+    ends = np.arange(first_day + 1, last_day + 1, dtype=np.int64) * DAY_MS
+    idx = np.searchsorted(equity_ts, ends, side="right") - 1
+    return np.concatenate(([equity[0]], equity[np.clip(idx, 0, None)])).astype(np.float64)
+
+
+def daily_returns(equity_ts: npt.NDArray[np.int64], equity: F64) -> F64:
+    """Simple returns between consecutive entries of :func:`daily_equity`.
+
+    >>> ts = np.array([0, 86_400_000, 172_800_000], dtype=np.int64)
+    >>> daily_returns(ts, np.array([100.0, 110.0, 99.0])).round(12).tolist()
+    [0.1, -0.1]
+    """
+    return simple_returns(daily_equity(equity_ts, equity))
+
+
 def _finite(value: float) -> float:
     return value if math.isfinite(value) else 0.0
 
@@ -175,8 +202,10 @@ def compute_metrics(result: PortfolioResult) -> Metrics:
     """
     initial = result.config.initial_funding
     pnl_total = result.final_equity - initial
-    returns = simple_returns(result.equity)
-    periods = periods_per_year(result.grid_step_ms)
+    # Daily returns, whatever the grid: the same strategy over the same days scores the same
+    # Sharpe whether it was prepared at 1m or 1h (docs/metrics.md).
+    returns = daily_returns(result.equity_ts, result.equity)
+    periods = float(YEAR_DAYS)
     dd_abs, dd_pct = max_drawdown(result.equity)
     return Metrics(
         pnl_total=_finite(pnl_total),

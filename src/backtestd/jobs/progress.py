@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.jobs import JobRepository
+
+POLL_S = 0.5
 
 
 class JobCancelled(Exception):
@@ -14,6 +18,8 @@ class JobProgress:
     def __init__(self, database: Database, job_id: str) -> None:
         self._database = database
         self._job_id = job_id
+        self._polled_at = float("-inf")
+        self._cancelled = False
         self._size = 0
 
     def size(self, size: int) -> None:
@@ -28,6 +34,16 @@ class JobProgress:
             cancelled = repo.cancel_requested(self._job_id)
         if cancelled:
             raise JobCancelled(self._job_id)
+
+    def cancel_requested(self) -> bool:
+        """Whether a cancel was requested; reads the database at most every ``POLL_S``, so it
+        can be polled while an engine run is in flight."""
+        now = time.monotonic()
+        if now - self._polled_at >= POLL_S:
+            self._polled_at = now
+            with self._database.unit_of_work() as uow:
+                self._cancelled = JobRepository(uow.session).cancel_requested(self._job_id)
+        return self._cancelled
 
     def check(self) -> None:
         with self._database.unit_of_work() as uow:

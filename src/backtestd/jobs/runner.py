@@ -14,13 +14,18 @@ from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.jobs.context import WorkerContext, build_worker_context, context_for
 from backtestd.jobs.handlers.execute import ExecuteFailed, run_execute
 from backtestd.jobs.handlers.prepare import run_prepare
+from backtestd.jobs.handlers.sweep import finish_sweep_if_done, run_sweep_shard
 from backtestd.jobs.progress import JobCancelled, JobProgress
 from backtestd.storage.db.repositories.jobs import JobRepository
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[WorkerContext, JobRecord, JobProgress], dict[str, Any]]
-HANDLERS: dict[JobKind, Handler] = {JobKind.PREPARE: run_prepare, JobKind.EXECUTE: run_execute}
+HANDLERS: dict[JobKind, Handler] = {
+    JobKind.PREPARE: run_prepare,
+    JobKind.EXECUTE: run_execute,
+    JobKind.SWEEP_SHARD: run_sweep_shard,
+}
 
 
 def run_job(settings_json: str, job_id: str) -> str:
@@ -35,8 +40,16 @@ def execute_job(ctx: WorkerContext, job_id: str) -> str:
         if job is None or job.status.terminal:
             return job.status.value if job else "missing"
         started = repo.mark_started(job_id, ctx.clock())
-    if not started:
-        return _finish(ctx, job_id, JobStatus.ABORTED, "cancelled before it started", {})
+    try:
+        if not started:
+            return _finish(ctx, job_id, JobStatus.ABORTED, "cancelled before it started", {})
+        return _run(ctx, job)
+    finally:
+        finish_sweep_if_done(ctx, job)
+
+
+def _run(ctx: WorkerContext, job: JobRecord) -> str:
+    job_id = job.job_id
     progress = JobProgress(ctx.database, job_id)
     try:
         result = HANDLERS[job.kind](ctx, job, progress)

@@ -53,6 +53,9 @@ class InstrumentEntry:
     klines: CoverageWindow | None
     last_price: float
     volume_24h: float
+    # When last_price was last traded: the end of the newest hour the figures come from, so
+    # an instrument whose data ended years ago does not look live.
+    price_as_of: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,23 @@ class Catalogue:
             f"see GET /v1/exchange/{exchange_id}/instruments"
         )
 
+    def generates(self, exchange_id: str) -> bool:
+        """Whether the exchange's hours are generated on demand (``sim``), not only stored."""
+        return exchange_id in self._sources
+
+    def native_interval(self, exchange_id: str, instrument: Instrument) -> str | None:
+        """The source kline interval label(s) of an instrument: what its stored bars are
+        (comma-separated when ingests mixed intervals), or the generating source's own
+        (``sim``: ``1s``); None when nothing is known."""
+        source = self._sources.get(exchange_id)
+        if source is not None:
+            return source.native_kline_interval
+        with self._database.unit_of_work() as uow:
+            labels = MarketHourRepository(uow.session).intervals(
+                exchange_id, instrument.symbol, DataKind.KLINES.value
+            )
+        return labels[0] if len(labels) == 1 else (",".join(sorted(labels)) or None)
+
     def instruments(self, exchange_id: str) -> list[Instrument]:
         source = self._sources.get(exchange_id)
         if source is not None:
@@ -162,13 +182,15 @@ class Catalogue:
                 for kind in (DataKind.TICKERS, DataKind.KLINES)
             }
             last_price, volume = self._sim_recent(source, instrument, now)
+            tickers = windows[DataKind.TICKERS]
             entries.append(
                 InstrumentEntry(
                     instrument,
-                    _window(windows[DataKind.TICKERS]),
+                    _window(tickers),
                     _window(windows[DataKind.KLINES]),
                     last_price,
                     volume,
+                    tickers[1] if tickers else None,
                 )
             )
         return InstrumentListing(source.exchange_id, segment, now, entries)
@@ -221,7 +243,7 @@ class Catalogue:
                 instrument = Instrument.parse(symbol)
                 if instrument.segment is not segment:
                     continue
-                last_price, volume = self._stored_recent(repo, exchange_id, symbol, windows)
+                last_price, volume, as_of = self._stored_recent(repo, exchange_id, symbol, windows)
                 entries.append(
                     InstrumentEntry(
                         instrument,
@@ -229,6 +251,7 @@ class Catalogue:
                         windows.get(DataKind.KLINES.value),
                         last_price,
                         volume,
+                        as_of,
                     )
                 )
         return InstrumentListing(exchange_id, segment, self._clock(), entries)
@@ -239,16 +262,18 @@ class Catalogue:
         exchange_id: str,
         symbol: str,
         windows: dict[str, CoverageWindow],
-    ) -> tuple[float, float]:
-        """Prefer tickers (trade-level), else klines, over the last 24 stored hours."""
+    ) -> tuple[float, float, datetime | None]:
+        """Prefer tickers (trade-level), else klines, over the last 24 stored hours; with the
+        end of the newest stored hour those figures are as of."""
         for kind in (DataKind.TICKERS.value, DataKind.KLINES.value):
             window = windows.get(kind)
             if window is None:
                 continue
             stats = repo.hours(exchange_id, symbol, kind, window.end - HOUR * 24, window.end)
             prices = [s.last_price for s in stats if s.last_price is not None]
-            return (prices[-1] if prices else 0.0), sum(s.quote_volume for s in stats)
-        return 0.0, 0.0
+            volume = sum(s.quote_volume for s in stats)
+            return (prices[-1] if prices else 0.0), volume, window.end
+        return 0.0, 0.0, None
 
 
 def _window(bounds: tuple[datetime, datetime] | None) -> CoverageWindow | None:

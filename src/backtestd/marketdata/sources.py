@@ -14,6 +14,7 @@ from backtestd.settings import Settings
 
 class GeneratingSource(Protocol):
     exchange_id: str
+    native_kline_interval: str  # the width of the kline bars it generates, e.g. "1s"
 
     def instruments(self) -> list[Instrument]: ...
 

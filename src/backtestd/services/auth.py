@@ -18,7 +18,14 @@ from pathlib import Path
 import jwt
 
 from backtestd.domain.accounts import ApiKeyRecord, IssuedToken, Principal
-from backtestd.errors import ApiKeyRejected, InvalidInput, NotFound, Unauthenticated
+from backtestd.domain.scopes import ALL_SCOPES, Scopes, allows, to_wire
+from backtestd.errors import (
+    ApiKeyRejected,
+    InsufficientScope,
+    InvalidInput,
+    NotFound,
+    Unauthenticated,
+)
 from backtestd.services.rate_limit import RateLimiter
 from backtestd.settings import TIER_NAMES, Settings
 from backtestd.storage.db.engine import Database
@@ -71,7 +78,11 @@ class AuthService:
     # -- keys ---------------------------------------------------------------------------
 
     def create_key(
-        self, user_id: str, tier: str, expires_at: datetime | None
+        self,
+        user_id: str,
+        tier: str,
+        expires_at: datetime | None,
+        scopes: Scopes | None = None,
     ) -> tuple[ApiKeyRecord, str]:
         """Create a key; returns the record and the raw key (shown once, never stored)."""
         if not _USER_ID.match(user_id):
@@ -89,7 +100,15 @@ class AuthService:
                 raise InvalidInput(f"expiry {expires_at.isoformat()} is in the past")
         key_id = secrets.token_hex(8)
         raw_key = f"{KEY_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
-        record = ApiKeyRecord(key_id, user_id, tier, now, expires_at, None)
+        record = ApiKeyRecord(
+            key_id,
+            user_id,
+            tier,
+            now,
+            expires_at,
+            None,
+            dict(ALL_SCOPES if scopes is None else scopes),
+        )
         with self._database.unit_of_work() as uow:
             ApiKeyRepository(uow.session).add(record, hash_key(raw_key))
         return record, raw_key
@@ -124,7 +143,12 @@ class AuthService:
             record = ApiKeyRepository(uow.session).by_hash(hash_key(raw_key.strip()))
         now = self._clock()
         if record is None:
-            raise ApiKeyRejected("invalid_apikey", "the API key is not valid")
+            raise ApiKeyRejected(
+                "invalid_apikey",
+                "the API key is not valid: this server does not know it (keys live in the "
+                "server's database; create one with 'backtestd apikey create' using the same "
+                "BACKTESTD_DATA_DIR or BACKTESTD_DATABASE_URL as the server)",
+            )
         if record.revoked_at is not None:
             raise ApiKeyRejected(
                 "apikey_revoked",
@@ -135,13 +159,26 @@ class AuthService:
                 "apikey_expired",
                 f"the API key expired at {record.expires_at.isoformat()}; create a new one",
             )
+        if not any(record.scopes.values()):
+            raise ApiKeyRejected(
+                "apikey_without_scopes",
+                "the API key has no scopes, so it may do nothing; create a key with at least "
+                "one --scope (or none of them for every scope)",
+                status=403,
+            )
         limits = self._settings.tiers[record.tier]
         self._limiter.check(record.key_id, limits.token_requests_per_minute)
         ttl = self._settings.token_ttl_seconds
         issued = int(now.timestamp())
-        claims = {"sub": record.user_id, "tier": record.tier, "iat": issued, "exp": issued + ttl}
+        claims = {
+            "sub": record.user_id,
+            "tier": record.tier,
+            "scopes": to_wire(record.scopes),
+            "iat": issued,
+            "exp": issued + ttl,
+        }
         token = jwt.encode(claims, self._secret, algorithm=JWT_ALGORITHM)
-        return IssuedToken(access_token=token, expires_in=ttl, tier=record.tier)
+        return IssuedToken(token, ttl, record.tier, record.scopes)
 
     def verify(self, authorization: str | None) -> Principal:
         """Check an ``Authorization: Bearer`` header and return who is calling."""
@@ -173,4 +210,17 @@ class AuthService:
         sub = claims.get("sub")
         if tier not in TIER_NAMES or not isinstance(sub, str) or not sub:
             raise Unauthenticated("the access token carries no valid subject or tier")
-        return Principal(user_id=sub, tier=tier)
+        raw_scopes = claims.get("scopes")
+        if raw_scopes is None:  # a token minted before keys had scopes: every scope
+            return Principal(user_id=sub, tier=tier)
+        if not isinstance(raw_scopes, dict):
+            raise Unauthenticated("the access token carries malformed scopes")
+        scopes = {str(r): tuple(str(a) for a in actions) for r, actions in raw_scopes.items()}
+        return Principal(user_id=sub, tier=tier, scopes=scopes)
+
+    @staticmethod
+    def require(principal: Principal, required: str) -> Principal:
+        """The principal when its token allows ``resource:action``; else 403."""
+        if not allows(principal.scopes, required):
+            raise InsufficientScope(required)
+        return principal

@@ -16,9 +16,10 @@ from typing import Any
 from backtestd.domain.accounts import Principal
 from backtestd.domain.canonical import content_id, normalise
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
-from backtestd.engine.cadence import resolve_cadence
+from backtestd.domain.marketdata import Instrument
+from backtestd.engine.cadence import resolve_cadence, width_of
 from backtestd.engine.prepare import parse_range_bound
-from backtestd.errors import InvalidInput, LimitExceeded, NotFound
+from backtestd.errors import InvalidInput, LimitExceeded, NotFound, PlanRequired
 from backtestd.jobs.executors.base import JobExecutor
 from backtestd.marketdata.catalogue import Catalogue
 from backtestd.settings import Settings
@@ -77,7 +78,8 @@ class BacktestService:
 
     def prepare(
         self, principal: Principal, exchange_id: str, data_type: str, request: PrepareInput
-    ) -> str:
+    ) -> tuple[str, str]:
+        """Queue a prepare; returns its job id and the cadence in effect."""
         self._check_path(exchange_id, data_type)
         if exchange_id == "user":
             raise NotFound(
@@ -86,11 +88,10 @@ class BacktestService:
         if not request.instrument:
             raise InvalidInput("'instrument' is required for a managed exchange, e.g. BTC/USDT")
         instrument = self._instrument(exchange_id, request.instrument)
-        start, end = self._range(request.from_, request.to)
-        try:
-            cadence, cadence_ms = resolve_cadence(data_type, request.cadence)
-        except ValueError as exc:
-            raise InvalidInput(str(exc)) from exc
+        start, end = self._range(exchange_id, request.from_, request.to)
+        cadence, cadence_ms = self._cadence(
+            principal, data_type, request.cadence, exchange_id, instrument
+        )
         spec = {
             "exchange": exchange_id,
             "type": data_type,
@@ -101,7 +102,8 @@ class BacktestService:
             "cadenceMs": cadence_ms,
         }
         job_id = content_id("prepare", principal.user_id, spec)
-        return self._submit(principal, JobKind.PREPARE, exchange_id, data_type, spec, job_id)
+        self._submit(principal, JobKind.PREPARE, exchange_id, data_type, spec, job_id)
+        return job_id, cadence
 
     def prepare_state(
         self, principal: Principal, exchange_id: str, data_type: str, job_id: str
@@ -116,7 +118,8 @@ class BacktestService:
         self._check_path(exchange_id, data_type)
         if data_type not in RUNNABLE_TYPES:
             raise InvalidInput(
-                f"type {data_type!r} cannot be executed; runnable types are ticker and kline"
+                f"type {data_type!r} cannot be executed; runnable types are ticker and kline",
+                reason="TYPE_NOT_RUNNABLE",
             )
         base = _base_config(request.base_config)
         equity = _equity_options(request.equity_curve)
@@ -127,7 +130,13 @@ class BacktestService:
         if prepare.status is not JobStatus.COMPLETED:
             raise InvalidInput(
                 f"prepare job {prepare.job_id} is {prepare.status.value}, not Completed; poll it "
-                "until it completes before executing"
+                "until it completes before executing",
+                reason="PREPARE_NOT_COMPLETED",
+                retryable=not prepare.status.terminal,
+                next_call={
+                    "method": "GET",
+                    "path": f"/backtest/{exchange_id}/{data_type}/prepare/{prepare.job_id}",
+                },
             )
         with self._database.unit_of_work() as uow:
             strategy = StrategyRepository(uow.session).active_of(
@@ -162,12 +171,17 @@ class BacktestService:
     # -- recovery -----------------------------------------------------------------------
 
     def resume_unfinished(self) -> int:
-        """Resubmit every job left New or Started by a previous process."""
+        """Resubmit every job left New or Started by a previous process.
+
+        A sweep row is not work of its own: its shards are resubmitted, and the last one to end
+        finishes the sweep.
+        """
         with self._database.unit_of_work() as uow:
             unfinished = JobRepository(uow.session).unfinished()
-        for job in unfinished:
+        runnable = [job for job in unfinished if job.kind is not JobKind.SWEEP]
+        for job in runnable:
             self._require_executor().submit(job.job_id)
-        return len(unfinished)
+        return len(runnable)
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -204,14 +218,16 @@ class BacktestService:
         if repo.count_all_active() >= self._settings.max_queued_jobs:
             raise LimitExceeded(
                 f"the job queue is full ({self._settings.max_queued_jobs} jobs waiting or "
-                "running); retry later"
+                "running); retry later",
+                reason="QUEUE_FULL",
             )
         if kind is JobKind.EXECUTE:
             limit = self._settings.tiers[principal.tier].max_execute
-            if repo.count_active(JobKind.EXECUTE, principal.user_id) >= limit:
+            if repo.count_active((JobKind.EXECUTE, JobKind.SWEEP), principal.user_id) >= limit:
                 raise LimitExceeded(
                     f"at most {limit} concurrent executions and sweeps are allowed on the "
-                    f"{principal.tier} tier; wait for one to finish or cancel one"
+                    f"{principal.tier} tier; wait for one to finish or cancel one",
+                    reason="CONCURRENCY_LIMIT",
                 )
         else:
             limit = self._settings.max_active_prepares_per_user
@@ -238,19 +254,59 @@ class BacktestService:
             raise InvalidInput(f"instrument {text!r} must look like BASE/QUOTE, e.g. BTC/USDT")
         return self._catalogue.resolve(exchange_id, base, quote).symbol
 
-    def _range(self, from_text: str, to_text: str) -> tuple[datetime, datetime]:
+    def _cadence(
+        self,
+        principal: Principal,
+        data_type: str,
+        asked: str | None,
+        exchange_id: str,
+        instrument: str,
+    ) -> tuple[str, int]:
+        """The cadence in effect: the source's rules first, then the tier's plan."""
+        limits = self._settings.tiers[principal.tier]
+        native = self._native_ms(exchange_id, instrument)
+        label = asked if asked is not None else limits.default_cadence
+        try:
+            cadence, cadence_ms = resolve_cadence(data_type, label, native)
+        except ValueError as exc:
+            if asked is None:  # a tier default the source cannot serve: the source's default
+                return resolve_cadence(data_type, None, native)
+            raise InvalidInput(str(exc), reason="INVALID_CADENCE") from exc
+        if limits.cadences is not None and cadence not in limits.cadences:
+            raise PlanRequired(
+                f"cadence {cadence!r} is not included in the {principal.tier} tier; it offers "
+                f"{', '.join(limits.cadences) or 'no cadence'}",
+                upgrade_url=self._settings.upgrade_url,
+            )
+        return cadence, cadence_ms
+
+    def _native_ms(self, exchange_id: str, instrument: str) -> int | None:
+        """Width of the instrument's source kline bars (the coarsest when mixed), if known."""
+        labels = self._catalogue.native_interval(exchange_id, Instrument.parse(instrument))
+        if not labels:
+            return None
+        return max(width_of(label) for label in labels.split(","))
+
+    def _range(self, exchange_id: str, from_text: str, to_text: str) -> tuple[datetime, datetime]:
         start = _bound("from", from_text)
         end = _bound("to", to_text)
         now = self._clock()
         if end <= start:
             raise InvalidInput(f"'to' ({to_text}) must be after 'from' ({from_text})")
         if end > now:
-            raise InvalidInput(f"'to' ({to_text}) is in the future; the latest allowed is now")
+            raise InvalidInput(
+                f"'to' ({to_text}) is in the future; the latest allowed is now",
+                reason="RANGE_IN_FUTURE",
+            )
         oldest = now - timedelta(days=self._settings.prepare_lookback_days)
-        if start < oldest:
+        # The lookback bounds on-demand generation only: stored (ingested) history of any age
+        # can be prepared.
+        if start < oldest and self._catalogue.generates(exchange_id):
             raise InvalidInput(
                 f"'from' ({from_text}) is older than the lookback window of "
-                f"{self._settings.prepare_lookback_days} days (earliest {oldest:%Y-%m-%d})"
+                f"{self._settings.prepare_lookback_days} days for generated data (earliest "
+                f"{oldest:%Y-%m-%d}); BACKTESTD_PREPARE_LOOKBACK_DAYS sets the window",
+                reason="OUTSIDE_WINDOW",
             )
         return start, end
 

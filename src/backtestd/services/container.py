@@ -19,6 +19,7 @@ from backtestd.services.market import MarketService
 from backtestd.services.rate_limit import RateLimiter
 from backtestd.services.signed_urls import SignedUrls
 from backtestd.services.strategies import StrategyService
+from backtestd.services.sweeps import SweepService
 from backtestd.services.validation import DryRunner
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
@@ -41,6 +42,7 @@ class Services:
     background: ThreadPoolExecutor
     strategies: StrategyService
     backtests: BacktestService
+    sweeps: SweepService
     signed_urls: SignedUrls
 
     def close(self) -> None:
@@ -70,6 +72,7 @@ def build_services(settings: Settings) -> Services:
     strategies = StrategyService(
         database, engines, runner, background, settings.max_compiles_in_flight
     )
+    backtests = BacktestService(settings, database, catalogue)
     return Services(
         settings=settings,
         database=database,
@@ -82,7 +85,8 @@ def build_services(settings: Settings) -> Services:
         engines=engines,
         background=background,
         strategies=strategies,
-        backtests=BacktestService(settings, database, catalogue),
+        backtests=backtests,
+        sweeps=SweepService(settings, database, backtests),
         signed_urls=SignedUrls(objects, secret),
     )
 

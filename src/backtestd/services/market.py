@@ -35,9 +35,12 @@ def parse_hour(text: str | None) -> datetime:
             "e.g. 2026-01-31T14"
         )
     try:
-        return datetime.strptime(text, "%Y-%m-%dT%H").replace(tzinfo=UTC)
+        hour = datetime.strptime(text, "%Y-%m-%dT%H").replace(tzinfo=UTC)
     except ValueError as exc:
         raise InvalidInput(f"hour {text!r} is not a real date and hour: {exc}") from exc
+    if not 1970 <= hour.year <= 9998:  # the hour's end must be representable too
+        raise InvalidInput(f"hour {text!r} is outside the supported years 1970 to 9998")
+    return hour
 
 
 class MarketService:
@@ -47,6 +50,11 @@ class MarketService:
 
     def exchanges(self) -> list[ExchangeInfo]:
         return self._catalogue.exchanges()
+
+    def segments(self, exchange_id: str) -> list[str]:
+        """The segments (``spot``, ``futures``) an exchange lists instruments in."""
+        found = {i.segment.value for i in self._catalogue.instruments(exchange_id)}
+        return [s.value for s in Segment if s.value in found]
 
     def instruments(self, exchange_id: str, segment: str) -> InstrumentListing:
         try:

@@ -6,6 +6,7 @@ guard against runaway clients, not a billing meter, so exactness across replicas
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -31,6 +32,8 @@ class RateLimiter:
                 self._buckets[key] = (tokens, now)
                 raise LimitExceeded(
                     f"rate limit of {per_minute} token requests per minute reached for this "
-                    f"API key; retry in {wait:.0f} s and reuse tokens until they expire"
+                    f"API key; retry in {wait:.0f} s and reuse tokens until they expire",
+                    reason="RATE_LIMITED",
+                    retry_after=max(1, math.ceil(wait)),
                 )
             self._buckets[key] = (tokens - 1.0, now)

@@ -549,3 +549,33 @@ def test_pool_checkout_times_out_when_all_hosts_are_busy() -> None:
         with pool.checkout(), pytest.raises(EngineHostError, match="no engine host"):
             with pool.checkout(timeout=0.1):
                 pass
+
+
+def test_a_run_asked_to_stop_is_killed_at_once_and_the_next_run_is_unharmed(
+    momentum: CompileResult, column_files: dict[str, Path], ticks: Columns
+) -> None:
+    spin = MOMENTUM.replace(
+        "        super.update(ticker);\n",
+        "        super.update(ticker);\n        while (ticker.last() > 0) { prev += 1e-9; }\n",
+    )
+    with EngineHost(HostConfig(jar=_jar(), heap_mb=128)) as engine:
+        compiled = engine.compile(spin)
+        assert compiled.ok
+        pid = engine.pid
+        asked_at = time.monotonic() + 0.5
+        started = time.monotonic()
+        with pytest.raises(RunFailure) as caught:
+            engine.run(
+                _request(compiled, column_files, cpu_limit_s=30),
+                should_stop=lambda: time.monotonic() >= asked_at,
+            )
+        assert caught.value.kind is RunFailureKind.CANCELLED
+        assert time.monotonic() - started < 10  # far below the 30 s CPU limit
+        assert pid is not None
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)  # the JVM of the cancelled run is gone
+        fresh = engine.compile(MOMENTUM)
+        result = engine.run(_request(fresh, column_files, params={"threshold": 0.002}))
+        ts, _, _ = _expected(ticks, 0.002)
+        assert result.signal_ts.tolist() == ts
+        assert engine.pid != pid

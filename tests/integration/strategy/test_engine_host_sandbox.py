@@ -327,3 +327,63 @@ def test_deep_recursion_is_stack_overflow_and_host_survives(
     assert caught.value.frames[0].method == "down"
     _run(host, healthy, column_files)
     assert host.pid == pid
+
+
+INHERITED_ESCAPES = [
+    (
+        "parallel stream through a user subclass",
+        "    static class L extends ArrayList<Integer> {}\n",
+        "            counter += new L().parallelStream().count();",
+        "parallelStream",
+    ),
+    (
+        "async task through a user subclass",
+        "    static class CF extends java.util.concurrent.CompletableFuture<Void> {}\n",
+        "            CF.runAsync(() -> { });",
+        "runAsync",
+    ),
+    (
+        "parallel StreamSupport without a subclass",
+        "",
+        "            counter += java.util.stream.StreamSupport"
+        ".stream(List.of(1, 2).spliterator(), true).count();",
+        "StreamSupport",
+    ),
+    (
+        "default locale",
+        "",
+        "            Locale.setDefault(Locale.GERMANY);",
+        "setDefault",
+    ),
+    (
+        "default time zone",
+        "",
+        '            TimeZone.setDefault(TimeZone.getTimeZone("Asia/Tokyo"));',
+        "setDefault",
+    ),
+    (
+        "default time zone through a user subclass",
+        "    abstract static class Z extends TimeZone {}\n",
+        "            Z.setDefault(null);",
+        "setDefault",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("members", "body", "forbidden"),
+    [(m, b, f) for _, m, b, f in INHERITED_ESCAPES],
+    ids=[e[0] for e in INHERITED_ESCAPES],
+)
+def test_calls_are_judged_against_the_class_that_declares_them(
+    host: EngineHost, members: str, body: str, forbidden: str
+) -> None:
+    """A banned JDK method reached through a user subclass, or a JVM-wide default setter, is
+    refused at registration, so it never runs and cannot touch the next user's run."""
+    source = TEMPLATE % {"members": members, "body": body}
+
+    result = host.compile(source)
+
+    assert not result.ok
+    sandbox = [d for d in result.errors if d.code == "sandbox.forbidden"]
+    assert any(forbidden in d.message for d in sandbox), [d.render() for d in result.diagnostics]

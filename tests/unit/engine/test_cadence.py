@@ -19,7 +19,7 @@ from backtestd.engine.cadence import (
 WIRE_TICKER_FUNDING = (
     "1s 5s 1m 3m 5m 15m 30m 1h 2h 4h 8h 12h 1d 1w 1q".split()  # wire reference §4.8
 )
-WIRE_KLINE = "1s 1m 5m 15m 30m 1h 4h 1d".split()
+WIRE_KLINE = WIRE_TICKER_FUNDING  # qtsurfer-api-client 0.128.49 lists all fifteen for klines
 
 
 def test_docstring_examples_run() -> None:
@@ -74,14 +74,36 @@ def test_every_label_is_accepted_exactly_when_listed(kind: str, label: str) -> N
             resolve_cadence(kind, label)
 
 
-@pytest.mark.parametrize("label", ["5s", "3m", "8h", "2h", "12h", "1w", "1q", "15s"])
-def test_refused_kline_cadence_message_lists_the_accepted_ones(label: str) -> None:
-    with pytest.raises(ValueError, match="use one of") as info:
-        resolve_cadence("kline", label)
+@pytest.mark.parametrize(
+    ("native", "label", "allowed"),
+    [
+        ("1h", "1m", "1h, 2h, 4h, 8h, 12h, 1d, 1w, 1q"),
+        ("1h", "30m", "1h, 2h, 4h, 8h, 12h, 1d, 1w, 1q"),
+        ("4h", "1h", "4h, 8h, 12h, 1d, 1w, 1q"),
+        ("5m", "3m", "5m, 15m, 30m, 1h, 2h, 4h, 8h, 12h, 1d, 1w, 1q"),
+        ("1m", "5s", "1m, 3m, 5m, 15m, 30m, 1h, 2h, 4h, 8h, 12h, 1d, 1w, 1q"),
+    ],
+)
+def test_a_kline_cadence_finer_than_the_source_is_refused_listing_the_allowed(
+    native: str, label: str, allowed: str
+) -> None:
+    with pytest.raises(ValueError, match="finer than") as info:
+        resolve_cadence("kline", label, CADENCE_MS[native])
     assert str(info.value) == (
-        f"cadence '{label}' is not available for kline prepares; "
-        "use one of 1s, 1m, 5m, 15m, 30m, 1h, 4h, 1d"
+        f"cadence '{label}' is finer than, or not a whole multiple of, the source bars of this "
+        f"instrument ({native}); use one of {allowed}"
     )
+
+
+def test_the_default_cadence_is_the_finest_allowed() -> None:
+    assert resolve_cadence("kline", None, CADENCE_MS["1h"]) == ("1h", 3_600_000)
+    assert resolve_cadence("kline", None, CADENCE_MS["1s"]) == ("1s", 1_000)
+    assert resolve_cadence("ticker", None, CADENCE_MS["1h"]) == ("1s", 1_000)  # ticks: any
+
+
+def test_15s_is_not_a_prepare_cadence() -> None:
+    with pytest.raises(ValueError, match="not available for kline prepares"):
+        resolve_cadence("kline", "15s")
 
 
 @pytest.mark.parametrize("label", ["", "1M", "1H", "60s", "1 m", "1d ", "2d", "1y", "rt"])

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from backtestd.engine import coverage
-from backtestd.engine.coverage import Coverage, HourGap, coverage_of
+from backtestd.engine.coverage import Coverage, HourGap, closed_slots, coverage_of
 
 DAY = datetime(2024, 12, 14, tzinfo=UTC)
 
@@ -108,3 +108,97 @@ def test_bad_input_is_refused() -> None:
         coverage_of(hours(1), [-1], low_activity_rows=1, first_ts=None, last_ts=None)
     with pytest.raises(ValueError, match="unknown prepare type"):
         coverage_of(hours(1), [1], low_activity_rows=1, first_ts=None, last_ts=None, kind="x")
+
+
+# -- per source kind -----------------------------------------------------------------------
+
+H0 = datetime(2024, 1, 1, tzinfo=UTC)  # a Monday
+
+
+def _hours(n: int) -> list[datetime]:
+    return [H0 + timedelta(hours=i) for i in range(n)]
+
+
+def test_hourly_kline_source_with_one_bar_an_hour_is_fully_covered() -> None:
+    c = coverage_of(
+        _hours(5),
+        [1] * 5,
+        low_activity_rows=60,
+        first_ts=0,
+        last_ts=1,
+        kind="kline",
+        native_ms=3_600_000,
+    )
+    assert (c.ratio, c.without_data) == (1.0, [])
+
+
+def test_minute_kline_source_needs_half_an_hour_of_bars() -> None:
+    c = coverage_of(
+        _hours(3),
+        [60, 30, 29],
+        low_activity_rows=60,
+        first_ts=0,
+        last_ts=1,
+        kind="kline",
+        native_ms=60_000,
+    )
+    assert [g.rationale for g in c.without_data] == ["low_activity"]
+    assert c.without_data[0].hour == H0 + timedelta(hours=2)
+
+
+def test_bars_wider_than_an_hour_cover_every_hour_they_span() -> None:
+    # 4h bars: stored in their opening hour only; the next bar (hour 4) is missing.
+    rows: list[int | None] = [1, None, None, None, None, None, None, None]
+    c = coverage_of(
+        _hours(8),
+        rows,
+        low_activity_rows=60,
+        first_ts=0,
+        last_ts=1,
+        kind="kline",
+        native_ms=4 * 3_600_000,
+    )
+    assert c.hours_with_data == 4
+    assert [g.hour.hour for g in c.without_data] == [4, 5, 6, 7]
+
+
+def test_tick_source_keeps_the_activity_threshold() -> None:
+    c = coverage_of(_hours(2), [60, 59], low_activity_rows=60, first_ts=0, last_ts=1)
+    assert [g.rationale for g in c.without_data] == ["low_activity"]
+
+
+def test_weekend_closures_are_not_trading_hours() -> None:
+    week = _hours(7 * 24)
+    traded = [h for h in _hours(21 * 24) if h.weekday() < 5]
+    closed = closed_slots(traded)
+    rows = [None if h.weekday() >= 5 else 1 for h in week]
+    c = coverage_of(
+        week,
+        rows,
+        low_activity_rows=60,
+        first_ts=0,
+        last_ts=1,
+        kind="kline",
+        native_ms=3_600_000,
+        closed=closed,
+    )
+    assert c.closed_hours == 48
+    assert c.total_hours == 120
+    assert c.ratio == 1.0
+    rows[10] = None  # a missing weekday hour is still a gap
+    c = coverage_of(
+        week,
+        rows,
+        low_activity_rows=60,
+        first_ts=0,
+        last_ts=1,
+        kind="kline",
+        native_ms=3_600_000,
+        closed=closed,
+    )
+    assert [g.rationale for g in c.without_data] == ["unknown"]
+    assert c.ratio == pytest.approx(119 / 120)
+
+
+def test_short_history_calls_nothing_closed() -> None:
+    assert closed_slots([h for h in _hours(7 * 24) if h.weekday() < 5]) == frozenset()

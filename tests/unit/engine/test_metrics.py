@@ -27,7 +27,12 @@ from backtestd.engine.metrics import (
     sweep_row_fields,
     win_rate,
 )
-from backtestd.engine.portfolio import ExecutionMode, PortfolioConfig, simulate
+from backtestd.engine.portfolio import (
+    ExecutionMode,
+    PortfolioConfig,
+    PortfolioResult,
+    simulate,
+)
 
 YEAR_MS = 365 * DAY_MS
 
@@ -161,21 +166,49 @@ def test_compute_metrics_on_a_hand_worked_run() -> None:
     )
     m = compute_metrics(result)
     # equity grid (see test_portfolio): 100, 100, 99, 108.9, 117.612, 117.612
-    returns = [0.0, -0.01, 0.1, 0.08, 0.0]
-    periods = 365 * DAY_MS / 1_000
-    downside = math.sqrt(0.01**2 / 5)
     assert m.total_trades == 1
     assert m.win_rate == 1.0
     assert m.pnl_total == pytest.approx(17.612)
     assert m.pnl_total_percent == pytest.approx(17.612)
     assert m.max_drawdown == pytest.approx(1.0)
     assert m.max_drawdown_percent == pytest.approx(1.0)
-    sharpe = statistics.mean(returns) / statistics.stdev(returns) * math.sqrt(periods)
-    assert m.sharpe_ratio == pytest.approx(sharpe, rel=1e-9)
-    assert m.sortino_ratio == pytest.approx(
-        statistics.mean(returns) / downside * math.sqrt(periods)
-    )
+    # One partial day holds one daily return: too few for Sharpe and Sortino.
+    assert (m.sharpe_ratio, m.sortino_ratio) == (0.0, 0.0)
     assert m.cagr == pytest.approx(0.17612)  # a 5-second run is not annualised
+
+
+def _hold_over_days(step_ms: int, day_closes: list[float]) -> PortfolioResult:
+    """Buy 10 units at 10.0 at the start and hold for len(day_closes) days; day d trades at
+    day_closes[d] throughout, marked on a grid of ``step_ms``."""
+    days = len(day_closes)
+    ts = np.arange(0, days * DAY_MS, step_ms, dtype=np.int64)
+    px = np.array(day_closes)[ts // DAY_MS]
+    return simulate(
+        np.array([0], dtype=np.int64),
+        np.array([1], dtype=np.int8),
+        np.array([10.0]),
+        ts,
+        px,
+        from_ms=0,
+        to_ms=days * DAY_MS,
+        grid_step_ms=step_ms,
+        config=PortfolioConfig(buy_fee_rate=0.0, sell_fee_rate=0.0),
+    )
+
+
+def test_sharpe_and_sortino_come_from_daily_returns_whatever_the_cadence() -> None:
+    closes = [10.5, 10.2, 10.9, 10.4, 11.3, 11.0]
+    by_minute = compute_metrics(_hold_over_days(60_000, closes))
+    by_hour = compute_metrics(_hold_over_days(3_600_000, closes))
+    equity = [100.0 * c / 10.0 for c in [10.0, *closes]]
+    returns = [b / a - 1 for a, b in zip(equity, equity[1:], strict=False)]
+    sharpe = statistics.mean(returns) / statistics.stdev(returns) * math.sqrt(365)
+    downside = math.sqrt(sum(min(r, 0.0) ** 2 for r in returns) / len(returns))
+    for m in (by_minute, by_hour):
+        assert m.sharpe_ratio == pytest.approx(sharpe, rel=1e-9)
+        assert m.sortino_ratio == pytest.approx(
+            statistics.mean(returns) / downside * math.sqrt(365), rel=1e-9
+        )
 
 
 def test_ruined_short_still_gives_finite_metrics() -> None:

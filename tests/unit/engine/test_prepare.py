@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from backtestd.domain.marketdata import HOUR_MS, DataKind, HourFrame, hour_ms
 from backtestd.engine import prepare
-from backtestd.engine.cadence import CADENCE_MS
+from backtestd.engine.cadence import CADENCE_MS, KLINE_CADENCES, allowed_cadences
 from backtestd.engine.prepare import aggregate_klines, assemble, parse_range_bound
 from backtestd.strategy.jvm.columns import FEED_COLUMNS, FeedKind
 
@@ -363,3 +363,35 @@ def test_assemble_refuses_inconsistent_input() -> None:
     late = HourFrame(DataKind.TICKERS, DAY, ticker_hour(DAY + timedelta(hours=1), 2).columns)
     with pytest.raises(ValueError, match="sorted"):
         assemble("ticker", [late, ticker_hour(DAY + timedelta(hours=1), 2)], 1_000)
+
+
+# -- no look-ahead from a cadence finer than the source -------------------------------------
+
+
+_SOURCE_WIDTHS = ["1s", "5s", "1m", "3m", "5m", "15m", "30m", "1h", "2h", "4h", "8h", "12h", "1d"]
+
+
+@given(
+    native=st.sampled_from(_SOURCE_WIDTHS),
+    picks=st.lists(st.integers(0, 400), min_size=1, max_size=60, unique=True),
+    start=st.integers(0, 10_000),
+)
+@settings(max_examples=200, deadline=None)
+def test_no_accepted_cadence_closes_a_bar_before_its_source_bars_close(
+    native: str, picks: list[int], start: int
+) -> None:
+    """For every source width and every cadence a prepare accepts over it, each output bar's
+    close time is at or after the close of every source bar it contains."""
+    width = CADENCE_MS[native]
+    opens = np.array(sorted((start + i) * width for i in picks), dtype=np.int64)
+    ones = np.ones(opens.size)
+    for label in allowed_cadences("kline", width):
+        cadence = CADENCE_MS[label]
+        bars = aggregate_klines(opens, ones, ones, ones, ones, ones, cadence)
+        close_ts = bars["ts"] + cadence - 1
+        bucket_of = np.searchsorted(bars["ts"], opens, side="right") - 1
+        assert bool(np.all(close_ts[bucket_of] >= opens + width - 1)), (native, label)
+    refused = [label for label in KLINE_CADENCES if label not in allowed_cadences("kline", width)]
+    for label in refused:  # the rule is tight: every refused label would look ahead somewhere
+        cadence = CADENCE_MS[label]
+        assert cadence < width or cadence % width != 0

@@ -401,3 +401,29 @@ def test_any_input_compiles_or_raises_a_compile_error(fragments: list[str]) -> N
     for diag in diagnostics:
         assert 1 <= diag.line <= len(lines)
         assert 1 <= diag.column <= len(lines[diag.line - 1]) + 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "strategy Smuggle\n  // harmless \\u000a Runtime.getRuntime().exit(0);\n",
+        "strategy Smuggle\n  /* \\uuu000a */\n",
+        "strategy Smuggle\n  // don't \\u000a Runtime.getRuntime().exit(0);\n",
+        "strategy Smuggle\n  /* a comment\n   \\u000a over lines */\n",
+    ],
+)
+def test_unicode_escapes_cannot_reach_javac(text: str) -> None:
+    """javac decodes backslash-u before comments and strings exist; QTScript refuses them."""
+    with pytest.raises(QtsCompileError) as caught:
+        compile_qtscript(text)
+    assert "Line 2" in str(caught.value) or "Line 3" in str(caught.value)
+    assert "unicode escapes" in str(caught.value)
+
+
+def test_an_escaped_backslash_before_u_is_not_an_escape() -> None:
+    from backtestd.strategy.qtscript.compiler import _refuse_unicode_escapes
+    from backtestd.strategy.qtscript.errors import DiagnosticSink
+
+    sink = DiagnosticSink()
+    _refuse_unicode_escapes("// a\\\\u000a stays text", sink)
+    sink.raise_if_errors()

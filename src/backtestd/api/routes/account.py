@@ -7,6 +7,7 @@ from fastapi import APIRouter
 from backtestd.api.deps import PrincipalDep, ServicesDep
 from backtestd.api.schemas.account import Account, AccountLinks, AccountUsage, UsageLinks
 from backtestd.api.schemas.common import HalLink, ResponseError
+from backtestd.domain.scopes import to_wire
 
 router = APIRouter(tags=["account"], responses={401: {"model": ResponseError}})
 
@@ -27,6 +28,7 @@ def get_account(principal: PrincipalDep, services: ServicesDep) -> Account:
         maxDatasets=limits.max_datasets,
         maxDatasetBytes=limits.max_dataset_bytes,
         maxTotalStorageBytes=limits.max_total_storage_bytes,
+        scopes=to_wire(principal.scopes),
         _links=AccountLinks(self=HalLink(href=ACCOUNT_HREF), usage=HalLink(href=USAGE_HREF)),
     )
 

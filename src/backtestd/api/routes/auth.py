@@ -10,6 +10,7 @@ from fastapi.security import APIKeyHeader
 from backtestd.api.deps import ServicesDep
 from backtestd.api.schemas.auth import AuthTokenError, AuthTokenResponse
 from backtestd.api.schemas.common import ResponseError
+from backtestd.domain.scopes import to_wire
 
 router = APIRouter(tags=["auth"])
 _api_key = APIKeyHeader(name="X-API-Key", auto_error=False)
@@ -18,7 +19,11 @@ _api_key = APIKeyHeader(name="X-API-Key", auto_error=False)
 @router.post(
     "/auth/token",
     response_model=AuthTokenResponse,
-    responses={401: {"model": AuthTokenError}, 429: {"model": ResponseError}},
+    responses={
+        401: {"model": AuthTokenError},
+        403: {"model": AuthTokenError},
+        429: {"model": ResponseError},
+    },
     summary="Exchange an API key for a short-lived JWT",
 )
 def authenticate(
@@ -29,4 +34,5 @@ def authenticate(
         access_token=issued.access_token,
         expires_in=issued.expires_in,
         tier=issued.tier,  # type: ignore[arg-type]
+        scopes=to_wire(issued.scopes),
     )

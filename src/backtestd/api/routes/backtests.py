@@ -7,17 +7,18 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from backtestd.api.deps import PrincipalDep, ServicesDep
+from backtestd.api.deps import BacktestsExecute, BacktestsRead, BacktestsWrite, ServicesDep
 from backtestd.api.schemas.backtests import (
     AcceptedJob,
     BacktestJobResult,
     CancelBacktestResponse,
     ExecuteBacktestBody,
+    PrepareAccepted,
     PrepareJobState,
     PrepareRequest,
 )
 from backtestd.api.schemas.common import ResponseError
-from backtestd.domain.jobs import JobRecord
+from backtestd.domain.jobs import JobRecord, JobStatus
 from backtestd.domain.timefmt import iso_z
 from backtestd.services.backtests import ExecuteInput, PrepareInput
 
@@ -28,6 +29,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     429: {"model": ResponseError},
 }
 BASE = "/backtest/{exchangeId}/{type}"
+RETRYABLE_DETAILS = ("internal error", "the engine host died")
 
 
 def job_state(job: JobRecord) -> dict[str, Any]:
@@ -41,26 +43,34 @@ def job_state(job: JobRecord) -> dict[str, Any]:
         "completed": job.completed,
         "startTime": iso_z(job.start_time),
         "endTime": iso_z(job.end_time),
+        # A failure of the service itself (not of the strategy or the request) may succeed
+        # when submitted again; nothing else would.
+        "retryable": job.status is JobStatus.FAILED
+        and (job.status_detail or "").startswith(RETRYABLE_DETAILS),
     }
 
 
 @router.post(
     f"{BASE}/prepare",
     status_code=202,
-    response_model=AcceptedJob,
+    response_model=PrepareAccepted,
     responses=_ERRORS,
     summary="Prepare market data over a date range",
 )
 def prepare(
-    exchangeId: str, type: str, body: PrepareRequest, principal: PrincipalDep, services: ServicesDep
-) -> AcceptedJob:
-    job_id = services.backtests.prepare(
+    exchangeId: str,
+    type: str,
+    body: PrepareRequest,
+    principal: BacktestsWrite,
+    services: ServicesDep,
+) -> PrepareAccepted:
+    job_id, cadence = services.backtests.prepare(
         principal,
         exchangeId,
         type,
         PrepareInput(body.from_, body.to, body.instrument, body.cadence, body.datasetId),
     )
-    return AcceptedJob(jobId=job_id)
+    return PrepareAccepted(jobId=job_id, cadence=cadence)
 
 
 @router.get(
@@ -70,7 +80,7 @@ def prepare(
     summary="State and coverage of a prepare job",
 )
 def prepare_state(
-    exchangeId: str, type: str, jobId: str, principal: PrincipalDep, services: ServicesDep
+    exchangeId: str, type: str, jobId: str, principal: BacktestsRead, services: ServicesDep
 ) -> JSONResponse:
     job = services.backtests.prepare_state(principal, exchangeId, type, jobId)
     body = job_state(job)
@@ -90,7 +100,7 @@ def execute(
     exchangeId: str,
     type: str,
     body: ExecuteBacktestBody,
-    principal: PrincipalDep,
+    principal: BacktestsExecute,
     services: ServicesDep,
 ) -> AcceptedJob:
     job_id = services.backtests.execute(
@@ -122,7 +132,7 @@ def execute_result(
     type: str,
     jobId: str,
     request: Request,
-    principal: PrincipalDep,
+    principal: BacktestsRead,
     services: ServicesDep,
 ) -> JSONResponse:
     job = services.backtests.execute_state(principal, exchangeId, type, jobId)
@@ -146,7 +156,7 @@ def execute_result(
     summary="Cancel a backtest",
 )
 def cancel_execute(
-    exchangeId: str, type: str, jobId: str, principal: PrincipalDep, services: ServicesDep
+    exchangeId: str, type: str, jobId: str, principal: BacktestsWrite, services: ServicesDep
 ) -> CancelBacktestResponse:
     services.backtests.cancel_execute(principal, exchangeId, type, jobId)
     return CancelBacktestResponse(jobId=jobId)

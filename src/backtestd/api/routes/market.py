@@ -43,7 +43,12 @@ _BINARY: dict[int | str, dict[str, Any]] = {
 @router.get("/exchanges", response_model=list[Exchange], summary="Exchanges with market data")
 def list_exchanges(services: ServicesDep) -> list[Exchange]:
     return [
-        Exchange(id=e.id, name=e.name, description=e.description)
+        Exchange(
+            id=e.id,
+            name=e.name,
+            description=e.description,
+            segments=services.market.segments(e.id),
+        )
         for e in services.market.exchanges()
     ]
 
@@ -85,7 +90,11 @@ def _download(
     return Response(
         content=result.content,
         media_type=result.media_type,
-        headers={"Content-Disposition": f'attachment; filename="{result.filename}"'},
+        headers={
+            "Content-Disposition": f'attachment; filename="{result.filename}"',
+            # Both formats carry ``ts`` as int64 epoch milliseconds (docs/market-data.md).
+            "X-Ts-Unit": "millis",
+        },
     )
 
 
@@ -142,11 +151,14 @@ def _listing(listing: InstrumentListing) -> InstrumentListResponse:
         data=[
             Instrument(
                 id=e.instrument.pair,
+                symbol=e.instrument.pair,
+                settle=e.instrument.settle,
                 base=e.instrument.base,
                 quote=e.instrument.quote,
                 coverage=Coverage(tickers=_window(e.tickers), klines=_window(e.klines)),
                 lastPrice=e.last_price,
                 volume24h=e.volume_24h,
+                lastPriceAt=e.price_as_of,
             )
             for e in listing.entries
         ],

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from backtestd.api.deps import PrincipalDep, ServicesDep
+from backtestd.api.deps import ServicesDep, StrategiesRead, StrategiesWrite
 from backtestd.api.schemas.common import HalLink, ResponseError
 from backtestd.api.schemas.strategies import (
     CompileStrategyResponse,
@@ -20,6 +20,7 @@ from backtestd.api.schemas.strategies import (
     StrategySummary,
 )
 from backtestd.domain.strategies import StrategyRecord
+from backtestd.strategy.requirements import required_features
 
 router = APIRouter(tags=["strategy"], responses={401: {"model": ResponseError}})
 _NOT_FOUND: dict[int | str, dict[str, object]] = {404: {"model": ResponseError}}
@@ -43,7 +44,7 @@ _NOT_FOUND: dict[int | str, dict[str, object]] = {404: {"model": ResponseError}}
     summary="Compile and register a strategy (Java or QTScript source as text/plain)",
 )
 async def compile_strategy(
-    request: Request, principal: PrincipalDep, services: ServicesDep
+    request: Request, principal: StrategiesWrite, services: ServicesDep
 ) -> CompileStrategyResponse:
     body = await request.body()
     record, warnings = await run_in_threadpool(services.strategies.register, principal, body)
@@ -62,6 +63,7 @@ async def compile_strategy(
             for p in record.declared_properties
         ],
         warnings=list(warnings) or None,
+        requires=list(required_features(record.class_files)) or None,
     )
 
 
@@ -72,7 +74,7 @@ async def compile_strategy(
     summary="List the caller's strategies, most recently compiled first",
 )
 def list_strategies(
-    principal: PrincipalDep, services: ServicesDep, includeDeleted: str | None = None
+    principal: StrategiesRead, services: ServicesDep, includeDeleted: str | None = None
 ) -> StrategyList:
     records = services.strategies.list(principal, includeDeleted == "true")
     return StrategyList(
@@ -95,7 +97,9 @@ def list_strategies(
     responses=_NOT_FOUND,
     summary="Validation state of a strategy",
 )
-def get_strategy(strategyId: str, principal: PrincipalDep, services: ServicesDep) -> StrategyState:
+def get_strategy(
+    strategyId: str, principal: StrategiesRead, services: ServicesDep
+) -> StrategyState:
     return _state(services.strategies.get(principal, strategyId))
 
 
@@ -106,7 +110,7 @@ def get_strategy(strategyId: str, principal: PrincipalDep, services: ServicesDep
     summary="Delete a strategy",
 )
 def delete_strategy(
-    strategyId: str, principal: PrincipalDep, services: ServicesDep
+    strategyId: str, principal: StrategiesWrite, services: ServicesDep
 ) -> DeleteStrategyResponse:
     services.strategies.delete(principal, strategyId)
     return DeleteStrategyResponse(strategyId=strategyId, deleted=True)
@@ -119,7 +123,7 @@ def delete_strategy(
     summary="The source last submitted for this strategy",
 )
 def get_strategy_code(
-    strategyId: str, principal: PrincipalDep, services: ServicesDep
+    strategyId: str, principal: StrategiesRead, services: ServicesDep
 ) -> StrategyCode:
     record = services.strategies.get(principal, strategyId)
     return StrategyCode(strategyId=record.strategy_id, code=record.source)
@@ -133,7 +137,7 @@ def get_strategy_code(
     summary="Queue a validation dry run (202) or return the recorded verdict (200)",
 )
 def validate_strategy(
-    strategyId: str, principal: PrincipalDep, services: ServicesDep
+    strategyId: str, principal: StrategiesWrite, services: ServicesDep
 ) -> StrategyState | JSONResponse:
     record, started = services.strategies.validate(principal, strategyId)
     if started:

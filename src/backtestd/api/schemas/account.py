@@ -22,6 +22,7 @@ class Account(WireModel):
     maxDatasets: int
     maxDatasetBytes: int
     maxTotalStorageBytes: int
+    scopes: dict[str, list[str]] = {}  # KeyScopes of the token in use
     links: AccountLinks = Field(alias="_links")
 
 

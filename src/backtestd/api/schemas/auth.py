@@ -12,9 +12,10 @@ class AuthTokenResponse(WireModel):
     token_type: Literal["Bearer"] = "Bearer"
     expires_in: int
     tier: Literal["basic", "elite", "free", "pro"]
-    scopes: list[str] = []
+    # KeyScopes: resource -> actions. Older clients read `scopes` without checking its shape.
+    scopes: dict[str, list[str]] = {}
 
 
 class AuthTokenError(WireModel):
-    code: Literal["apikey_expired", "apikey_revoked", "invalid_apikey"]
+    code: Literal["apikey_expired", "apikey_revoked", "invalid_apikey", "apikey_without_scopes"]
     message: str

@@ -24,6 +24,11 @@ class AcceptedJob(WireModel):
     jobId: str
 
 
+class PrepareAccepted(WireModel):
+    jobId: str
+    cadence: str  # the cadence in effect (the default when the request named none)
+
+
 class EquityCurveOptions(WireModel):
     resample: int | None = None
     differential: bool | None = None
@@ -62,11 +67,13 @@ class PrepareJobState(WireModel):
     completed: int
     startTime: str | None
     endTime: str | None
+    retryable: bool | None = None
     dataFrom: str | None = None
     dataTo: str | None = None
     coverageRatio: float | None = None
     totalHours: int | None = None
     hoursWithData: int | None = None
+    closedHours: int | None = None
     hoursWithoutData: list[HourWithoutData] | None = None
 
 

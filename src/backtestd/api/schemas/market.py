@@ -14,6 +14,9 @@ class Exchange(WireModel):
     id: str
     name: str
     description: str
+    venueType: Literal["cex", "dex"] = "cex"  # every exchange this service has is a cex
+    segments: list[str] = Field(default_factory=list)
+    liveSegments: list[str] = Field(default_factory=list)  # no live trading here
 
 
 class CoverageWindow(WireModel):
@@ -29,17 +32,21 @@ class Coverage(WireModel):
 
 class Instrument(WireModel):
     id: str
+    symbol: str  # = id (newer clients read it)
     base: str
     quote: str
+    settle: str | None = None  # perpetuals: the settlement asset
     coverage: Coverage
     lastPrice: float
     volume24h: float
+    lastPriceAt: datetime | None = None  # the figures are as of this time (end of the data)
 
 
 class InstrumentListMeta(WireModel):
     updatedAt: datetime
     exchange: str
     segment: Literal["spot", "futures"]
+    venueType: Literal["cex", "dex"] = "cex"
 
 
 class InstrumentLinks(WireModel):

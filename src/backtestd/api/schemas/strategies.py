@@ -27,6 +27,7 @@ class CompileStrategyResponse(WireModel):
     strategyId: str
     declaredProperties: list[DeclaredProperty]
     warnings: list[str] | None = None  # QTScript compile warnings (extra key, tolerated)
+    requires: list[Literal["indicators.pro"]] | None = None
 
 
 class Notice(WireModel):

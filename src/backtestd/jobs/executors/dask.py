@@ -31,7 +31,8 @@ class DaskExecutor:
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=None,  # no web dashboard port: nothing to expose
+                local_directory=str(settings.data_dir.resolve() / "dask-scratch"),
                 silence_logs=logging.WARNING,
             )
             self._client = Client(self._cluster)

@@ -4,35 +4,26 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import os
 import socket
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from backtestd.domain.jobs import JobRecord
-from backtestd.domain.marketdata import Instrument
 from backtestd.domain.timefmt import iso_z
 from backtestd.engine.equity_curve import OutMode, build_equity_curve, equity_points
-from backtestd.engine.metrics import compute_metrics, result_fields
-from backtestd.engine.portfolio import PortfolioConfig, simulate
+from backtestd.engine.metrics import result_fields
 from backtestd.jobs.context import WorkerContext
-from backtestd.jobs.progress import JobProgress
+from backtestd.jobs.handlers.trial import TrialFailed, evaluate, load_prepared
+from backtestd.jobs.progress import JobCancelled, JobProgress
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
-from backtestd.storage.objects.keys import (
-    prepared_column_key,
-    prepared_manifest_key,
-    signals_key,
-)
-from backtestd.strategy.jvm import FeedKind, RunFailure, RunRequest, RunResult
+from backtestd.storage.objects.keys import signals_key
+from backtestd.strategy.jvm import RunFailure, RunFailureKind, RunRequest, RunResult
 
-TICKER_GRID_MS = 60_000
 MAX_NOTICES = 50
 
 
@@ -46,48 +37,6 @@ class ExecuteFailed(Exception):
 
 def host_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def _manifest(ctx: WorkerContext, prepare_id: str) -> dict[str, Any]:
-    blob = ctx.objects.get(prepared_manifest_key(prepare_id))
-    if blob is None:
-        raise ExecuteFailed(f"prepared data of {prepare_id} is missing; prepare again", {})
-    manifest: dict[str, Any] = json.loads(blob)
-    return manifest
-
-
-def _column_paths(ctx: WorkerContext, prepare_id: str, names: list[str]) -> dict[str, Path]:
-    paths = {}
-    for name in names:
-        path = ctx.objects.local_path(prepared_column_key(prepare_id, name))
-        if path is None or not path.exists():
-            raise ExecuteFailed(f"prepared column {name} of {prepare_id} is missing", {})
-        paths[name] = path
-    return paths
-
-
-def _portfolio_config(base: dict[str, Any], run: RunResult) -> PortfolioConfig:
-    fee = float(base.get("feeRate", base.get("buyFeeRate", 0.001)))
-    gain = run.percent_gain
-    return PortfolioConfig(
-        initial_funding=float(base.get("initialFunding", 100.0)),
-        buy_fee_rate=fee,
-        sell_fee_rate=fee,
-        fee_leg=str(base.get("feeLeg", "RECEIVED")),  # type: ignore[arg-type]
-        percent_amount_to_lock=base.get("percentAmountToLock"),
-        mode=run.execution_mode or "LONG",  # type: ignore[arg-type]
-        percent_gain=gain if gain and math.isfinite(gain) and gain > 0 else None,
-        multi_entry=run.multi_entry,
-    )
-
-
-def _marks(paths: dict[str, Path], feed: FeedKind) -> tuple[np.ndarray, np.ndarray]:
-    def load(name: str, dtype: str) -> np.ndarray:
-        return np.fromfile(paths[name], dtype=dtype)
-
-    if feed is FeedKind.KLINE:
-        return load("closeTs", "<i8"), load("close", "<f8")
-    return load("ts", "<i8"), load("last", "<f8")
 
 
 def _store_signals(ctx: WorkerContext, job: JobRecord, run: RunResult) -> dict[str, Any]:
@@ -123,56 +72,42 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
     spec = job.spec
     with ctx.database.unit_of_work() as uow:
         strategy = StrategyRepository(uow.session).get(spec["strategyId"])
-    manifest = _manifest(ctx, spec["prepareJobId"])
-    instrument = Instrument.parse(manifest["instrument"])
+    try:
+        data = load_prepared(ctx, spec["prepareJobId"], job.data_type)
+    except TrialFailed as exc:
+        raise ExecuteFailed(str(exc), {}) from exc
     base_results: dict[str, Any] = {
         "hostName": host_name(),
         "iops": 0,
         "strategyId": f"strategy:{job.user_id}:{spec['strategyId']}",
-        "instrument": instrument.pair,
+        "instrument": data.instrument.pair,
     }
     if "params" in spec:
         base_results["params"] = spec["params"]
     if strategy is None:
         raise ExecuteFailed(f"strategy {spec['strategyId']} no longer exists", base_results)
-    feed = FeedKind(job.data_type)
-    paths = _column_paths(ctx, spec["prepareJobId"], manifest["columns"])
     progress.size(3)
     request = RunRequest(
         class_files=strategy.class_files,
         main_class=strategy.main_class,
-        kind=feed,
-        columns=paths,
-        instrument=instrument,
+        kind=data.feed,
+        columns=data.columns,
+        instrument=data.instrument,
         params=spec.get("params", {}),
         cpu_limit_s=ctx.settings.run_cpu_limit_seconds,
     )
     try:
-        run = ctx.engines.run(request)
+        run = ctx.engines.run(request, progress.cancel_requested)
     except RunFailure as failure:
+        if failure.kind is RunFailureKind.CANCELLED:
+            raise JobCancelled(job.job_id) from failure
         message = failure.message
         if failure.declared_properties:
             message += f" (declared properties: {', '.join(failure.declared_properties)})"
         raise ExecuteFailed(message, base_results) from failure
     progress.update(1)
     base_results["iops"] = round(run.events_per_second, 1)
-    trading = run.signal_side != 0
-    from_ms = int(datetime.fromisoformat(manifest["from"]).timestamp() * 1000)
-    to_ms = int(datetime.fromisoformat(manifest["to"]).timestamp() * 1000)
-    px_ts, px = _marks(paths, feed)
-    grid = int(manifest["cadenceMs"]) if feed is FeedKind.KLINE else TICKER_GRID_MS
-    portfolio = simulate(
-        run.signal_ts[trading],
-        run.signal_side[trading],
-        run.signal_price[trading],
-        px_ts,
-        px,
-        from_ms=from_ms,
-        to_ms=to_ms,
-        grid_step_ms=grid,
-        config=_portfolio_config(spec.get("baseConfig", {}), run),
-    )
-    metrics = compute_metrics(portfolio)
+    portfolio, metrics = evaluate(data, run, spec.get("baseConfig", {}))
     results = {**base_results, **result_fields(metrics)}
     if portfolio.trades.count:
         options = spec.get("equityCurve", {})

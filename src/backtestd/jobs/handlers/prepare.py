@@ -16,10 +16,12 @@ import numpy as np
 from backtestd.domain.jobs import JobRecord
 from backtestd.domain.marketdata import DataKind, HourFrame, Instrument, hour_start, hours_between
 from backtestd.domain.timefmt import iso_z
-from backtestd.engine.coverage import coverage_of
+from backtestd.engine.cadence import width_of
+from backtestd.engine.coverage import Slot, closed_slots, coverage_of
 from backtestd.engine.prepare import assemble
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.progress import JobProgress
+from backtestd.storage.db.repositories.market import MarketHourRepository
 from backtestd.storage.objects.keys import prepared_column_key, prepared_manifest_key
 from backtestd.strategy.jvm import FEED_COLUMNS, FeedKind
 from backtestd.strategy.jvm.columns import column_dtype
@@ -34,6 +36,26 @@ def _clip(frame: HourFrame, from_ms: int, to_ms: int) -> HourFrame:
     if bool(keep.all()):
         return frame
     return HourFrame(frame.kind, frame.hour, {k: v[keep] for k, v in frame.columns.items()})
+
+
+def _source_shape(
+    ctx: WorkerContext, exchange_id: str, instrument: Instrument, kind: DataKind
+) -> tuple[int | None, frozenset[Slot]]:
+    """The source's kline bar width and its weekly closures, from what the store holds.
+
+    A generating source (``sim``) trades around the clock at its own bar width; an ingested
+    instrument's width is the coarsest interval it was ingested at, and its closures are the
+    weekly slots its history never trades in.
+    """
+    source = ctx.store.sources.get(exchange_id)
+    if source is not None:
+        return width_of(source.native_kline_interval), frozenset()
+    with ctx.database.unit_of_work() as uow:
+        repo = MarketHourRepository(uow.session)
+        labels = repo.intervals(exchange_id, instrument.symbol, kind.value)
+        traded = repo.hours_with_rows(exchange_id, instrument.symbol, kind.value)
+    native = max((width_of(label) for label in labels), default=None)
+    return native, closed_slots(traded)
 
 
 def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
@@ -64,6 +86,7 @@ def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
     columns = assemble(job.data_type, frames, cadence_ms)
     first_ts = int(frames[0].columns["ts"][0]) if frames else None
     last_ts = int(frames[-1].columns["ts"][-1]) if frames else None
+    native_ms, closed = _source_shape(ctx, job.exchange_id, instrument, kind)
     coverage = coverage_of(
         hours,
         rows,
@@ -71,6 +94,8 @@ def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
         first_ts=first_ts,
         last_ts=last_ts,
         kind=job.data_type,
+        native_ms=native_ms,
+        closed=closed,
     )
     feed = FeedKind(job.data_type)
     for name in FEED_COLUMNS[feed]:
@@ -82,6 +107,7 @@ def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
         "coverageRatio": coverage.ratio,
         "totalHours": coverage.total_hours,
         "hoursWithData": coverage.hours_with_data,
+        "closedHours": coverage.closed_hours,
         "hoursWithoutData": [
             {"hour": iso_z(g.hour), "expected": g.expected, "rationale": g.rationale}
             for g in coverage.without_data

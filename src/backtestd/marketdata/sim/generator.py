@@ -34,6 +34,7 @@ class SimExchange:
     """Simulated exchange listing spot pairs and USDT-settled perpetuals (see docs)."""
 
     exchange_id: str = "sim"
+    native_kline_interval: str = "1s"
 
     def __init__(self, coverage_start: datetime, seed: int = 0) -> None:
         require_aware(coverage_start, "coverage_start")

@@ -19,6 +19,8 @@ import itertools
 import logging
 import queue
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -37,6 +39,10 @@ from backtestd.strategy.jvm.results import (
 from backtestd.strategy.jvm.run_request import RunRequest
 
 log = logging.getLogger(__name__)
+
+StopCheck = Callable[[], bool]
+STOP_POLL_S = 0.2
+"""How often a run in flight asks its ``should_stop`` callback."""
 
 HOST_MAIN_CLASS = "com.wualabs.backtestd.host.EngineHost"
 
@@ -169,12 +175,20 @@ class EngineHost:
         class_files = {name: base64.b64decode(data) for name, data in encoded.items()}
         return CompileResult.from_answer(answer.header, class_files)
 
-    def run(self, request: RunRequest) -> RunResult:
-        """Run a compiled strategy over column files; raises ``RunFailure`` when it fails."""
+    def run(self, request: RunRequest, should_stop: StopCheck | None = None) -> RunResult:
+        """Run a compiled strategy over column files; raises ``RunFailure`` when it fails.
+
+        ``should_stop`` is polled every ``STOP_POLL_S`` while the run is in flight; when it
+        answers true the JVM is killed at once (the way an overrun is stopped, without the
+        grace period) and the run fails with kind ``cancelled``. The next request starts a
+        fresh JVM, so nothing of the cancelled run survives.
+        """
         cpu = request.cpu_limit_s or self.config.run_cpu_limit_s
         wall = request.wall_limit_s or 2 * cpu + 5
         header = request.to_header(cpu, wall, self.config.stack_kb)
-        answer = self._request(header, wall + self.config.answer_margin_s, "run")
+        answer = self._request(
+            header, wall + self.config.answer_margin_s, "run", should_stop=should_stop
+        )
         return RunResult.from_answer(answer.header, answer.payloads)
 
     def ping(self) -> dict[str, Any]:
@@ -239,7 +253,13 @@ class EngineHost:
             log.info("engine host %s stopped (exit code %s)", process.pid, code)
 
     def _request(
-        self, header: dict[str, Any], timeout: float, what: str, *, count: bool = True
+        self,
+        header: dict[str, Any],
+        timeout: float,
+        what: str,
+        *,
+        count: bool = True,
+        should_stop: StopCheck | None = None,
     ) -> Message:
         with self._lock:
             self._ensure_started()
@@ -248,7 +268,7 @@ class EngineHost:
             request_id = next(self._ids)
             try:
                 process.send(encode({**header, "id": request_id}))
-                reply = process.receive(timeout)
+                reply = self._await_reply(process, timeout, what, should_stop)
             except OSError:
                 raise self._crashed(process, what) from None
             except queue.Empty:
@@ -269,6 +289,27 @@ class EngineHost:
                 self._requests += 1
             self._after(process, reply)
             return reply
+
+    def _await_reply(
+        self, process: HostProcess, timeout: float, what: str, should_stop: StopCheck | None
+    ) -> Message | Closed:
+        """The reply, waiting at most ``timeout`` in slices that poll ``should_stop``."""
+        if should_stop is None:
+            return process.receive(timeout)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise queue.Empty
+            try:
+                return process.receive(min(STOP_POLL_S, left))
+            except queue.Empty:
+                if should_stop():
+                    process.kill()
+                    self._forget(process)
+                    raise RunFailure(
+                        RunFailureKind.CANCELLED, f"the {what} was cancelled"
+                    ) from None
 
     def _after(self, process: HostProcess, reply: Message) -> None:
         """Turn an error answer into RunFailure and apply the recycling rules."""

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import TracebackType
 
-from backtestd.strategy.jvm.host import EngineHost, HostConfig
+from backtestd.strategy.jvm.host import EngineHost, HostConfig, StopCheck
 from backtestd.strategy.jvm.results import CompileResult, EngineHostError, RunResult
 from backtestd.strategy.jvm.run_request import RunRequest
 
@@ -67,9 +67,9 @@ class EnginePool:
         with self.checkout() as host:
             return host.compile(source, class_name)
 
-    def run(self, request: RunRequest) -> RunResult:
+    def run(self, request: RunRequest, should_stop: StopCheck | None = None) -> RunResult:
         with self.checkout() as host:
-            return host.run(request)
+            return host.run(request, should_stop)
 
     def close(self) -> None:
         """Stop every host. Hosts checked out at the time stop after their request ends."""

@@ -74,6 +74,12 @@ class HostProcess:
         """The next message; raises ``queue.Empty`` after ``timeout`` seconds."""
         return self._messages.get(timeout=timeout)
 
+    def kill(self) -> int | None:
+        """Stop at once (a cancelled run): SIGKILL, then reap it like :meth:`stop` does."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        return self.stop(grace_s=2.0)
+
     def stop(self, grace_s: float = 2.0) -> int | None:
         """Stop politely, then terminate, then kill; return the exit code."""
         try:

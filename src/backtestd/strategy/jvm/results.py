@@ -26,6 +26,7 @@ class RunFailureKind(enum.StrEnum):
     HOST_CRASHED = "host_crashed"
     BAD_REQUEST = "bad_request"
     INTERNAL_ERROR = "internal_error"
+    CANCELLED = "cancelled"  # the caller stopped the request (inferred by the client)
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,7 @@ class CompileResult:
                 min=p.get("min"),
                 max=p.get("max"),
                 step=p.get("step"),
+                type=p.get("type"),
             )
             for p in answer.get("declared_properties", ())
         )

@@ -8,6 +8,7 @@ user's coordinates, because QTScript authors never see the generated Java.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .checks import check_params, warn_param_assignments
@@ -44,9 +45,48 @@ class GeneratedJava:
         return self.class_name if self.package is None else f"{self.package}.{self.class_name}"
 
 
+# Comments and string/char literals, in the order they start (a quote inside a comment is
+# part of the comment); an odd run of backslashes before 'u' is a javac unicode escape.
+_LEXEMES = re.compile(
+    r"/\*.*?(?:\*/|\Z)|//[^\n]*|\"(?:\\.|[^\"\\\n])*\"?|'(?:\\.|[^'\\\n])*'?", re.S
+)
+_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u")
+
+
+def _refuse_unicode_escapes(source: str, sink: DiagnosticSink) -> None:
+    """Refuse a unicode escape outside string literals (in comments and code).
+
+    javac decodes ``\\uXXXX`` before anything else, even inside comments, so ``// \\u000a``
+    would end a QTScript comment early and turn the rest of it into live Java. String literals
+    are safe: they are decoded here and re-escaped for Java (:func:`java_string`).
+    """
+    outside: list[tuple[int, str]] = []
+    at = 0
+    for lexeme in _LEXEMES.finditer(source):
+        outside.append((at, source[at : lexeme.start()]))
+        if lexeme.group().startswith("/"):
+            outside.append((lexeme.start(), lexeme.group()))
+        at = lexeme.end()
+    outside.append((at, source[at:]))
+    for offset, text in outside:
+        escape = _ESCAPE.search(text)
+        if escape is not None:
+            where = offset + escape.end() - 2
+            line = source.count("\n", 0, where) + 1
+            column = where - (source.rfind("\n", 0, where) + 1) + 1
+            sink.error(
+                line,
+                column,
+                "unicode escapes (a backslash followed by 'u') are only allowed inside string "
+                "literals; javac would decode one in a comment or in code",
+            )
+            return
+
+
 def compile_qtscript(source: str) -> GeneratedJava:
     """Compile QTScript ``source`` to one Java class; raise ``QtsCompileError`` on any error."""
     sink = DiagnosticSink()
+    _refuse_unicode_escapes(source, sink)
     program, src = parse_program(source, sink)
     check_params(program.params, sink)
     header = program.header

@@ -9,6 +9,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
 from backtestd.domain.accounts import ApiKeyRecord
+from backtestd.domain.scopes import ALL_SCOPES, to_wire
 from backtestd.storage.db.tables import api_keys
 
 
@@ -20,6 +21,9 @@ def _record(row: RowMapping) -> ApiKeyRecord:
         created_at=row["created_at"],
         expires_at=row["expires_at"],
         revoked_at=row["revoked_at"],
+        scopes=ALL_SCOPES
+        if row["scopes"] is None
+        else {r: tuple(a) for r, a in row["scopes"].items()},
     )
 
 
@@ -37,6 +41,7 @@ class ApiKeyRepository:
                 created_at=record.created_at,
                 expires_at=record.expires_at,
                 revoked_at=record.revoked_at,
+                scopes=to_wire(record.scopes),
             )
         )
 

@@ -73,11 +73,22 @@ class JobRepository:
         row = self._session.execute(select(jobs).where(jobs.c.job_id == job_id)).mappings().first()
         return _record(row) if row else None
 
-    def count_active(self, kind: JobKind, user_id: str | None = None) -> int:
-        query = select(func.count()).where(jobs.c.kind == kind.value, jobs.c.status.in_(ACTIVE))
+    def count_active(self, kind: JobKind | tuple[JobKind, ...], user_id: str | None = None) -> int:
+        kinds = [k.value for k in (kind if isinstance(kind, tuple) else (kind,))]
+        query = select(func.count()).where(jobs.c.kind.in_(kinds), jobs.c.status.in_(ACTIVE))
         if user_id is not None:
             query = query.where(jobs.c.user_id == user_id)
         return int(self._session.execute(query).scalar_one())
+
+    def shards_of(self, sweep_id: str) -> list[JobRecord]:
+        """The shard jobs of a sweep (ids ``<sweepId>.<n>``), in shard order."""
+        rows = self._session.execute(
+            select(jobs).where(
+                jobs.c.kind == JobKind.SWEEP_SHARD.value,
+                jobs.c.job_id.like(f"{sweep_id}.%"),
+            )
+        ).mappings()
+        return sorted((_record(r) for r in rows), key=lambda j: int(j.job_id.rsplit(".", 1)[1]))
 
     def count_all_active(self) -> int:
         return int(

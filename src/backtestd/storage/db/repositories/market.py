@@ -45,6 +45,32 @@ class MarketHourRepository:
         ).scalars()
         return list(rows)
 
+    def intervals(self, exchange_id: str, symbol: str, kind: str) -> list[str]:
+        """The distinct native intervals recorded for one instrument's stored hours of a kind."""
+        rows = self._session.execute(
+            select(market_hours.c.interval)
+            .where(
+                market_hours.c.exchange_id == exchange_id,
+                market_hours.c.symbol == symbol,
+                market_hours.c.kind == kind,
+                market_hours.c.interval.is_not(None),
+            )
+            .distinct()
+        ).scalars()
+        return [str(r) for r in rows]
+
+    def hours_with_rows(self, exchange_id: str, symbol: str, kind: str) -> list[datetime]:
+        """Every stored hour of one instrument and kind that holds at least one row."""
+        rows = self._session.execute(
+            select(market_hours.c.hour).where(
+                market_hours.c.exchange_id == exchange_id,
+                market_hours.c.symbol == symbol,
+                market_hours.c.kind == kind,
+                market_hours.c.rows > 0,
+            )
+        ).scalars()
+        return [_aware(r) for r in rows]
+
     def ranges(self, exchange_id: str) -> list[StoredRange]:
         rows = self._session.execute(
             select(

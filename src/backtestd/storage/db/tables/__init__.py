@@ -5,6 +5,15 @@ from backtestd.storage.db.tables.base import metadata
 from backtestd.storage.db.tables.jobs import jobs
 from backtestd.storage.db.tables.market import market_hours
 from backtestd.storage.db.tables.strategies import strategies
+from backtestd.storage.db.tables.sweeps import sweep_rows
 from backtestd.storage.db.tables.usage import storage_items
 
-__all__ = ["api_keys", "jobs", "market_hours", "metadata", "storage_items", "strategies"]
+__all__ = [
+    "api_keys",
+    "jobs",
+    "market_hours",
+    "metadata",
+    "storage_items",
+    "strategies",
+    "sweep_rows",
+]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Column, String, Table
+from sqlalchemy import JSON, Column, String, Table
 
 from backtestd.storage.db.tables.base import UtcDateTime, metadata
 
@@ -16,4 +16,5 @@ api_keys = Table(
     Column("created_at", UtcDateTime(), nullable=False),
     Column("expires_at", UtcDateTime(), nullable=True),
     Column("revoked_at", UtcDateTime(), nullable=True),
+    Column("scopes", JSON, nullable=True),  # resource -> actions; NULL (older keys) = all
 )

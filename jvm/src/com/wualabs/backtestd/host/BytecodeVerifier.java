@@ -45,26 +45,97 @@ final class BytecodeVerifier {
             ClassFileReader cf = new ClassFileReader(bytes);
             parsed.put(cf.thisClass, cf);
         }
-        Set<String> own = parsed.keySet();
         List<Violation> all = new ArrayList<>();
         for (ClassFileReader cf : parsed.values()) {
-            all.addAll(new ClassCheck(cf, own, hints).run());
+            all.addAll(new ClassCheck(cf, parsed, hints).run());
         }
         return all;
+    }
+
+    /**
+     * The library classes whose member {@code name descriptor} a reference through the user
+     * class {@code owner} can reach: a user subclass that does not declare the member inherits it
+     * from its library super types, so the member is judged against each of them (the class
+     * that really declares it is among them). Without this, {@code class L extends ArrayList}
+     * would make {@code l.parallelStream()} look like a call on a user class.
+     */
+    static List<String> inheritedFrom(String owner, String name, String descriptor,
+            Map<String, ClassFileReader> own) {
+        List<String> library = new ArrayList<>();
+        List<String> todo = new ArrayList<>(List.of(owner));
+        Set<String> seen = new HashSet<>();
+        while (!todo.isEmpty()) {
+            String type = todo.remove(todo.size() - 1);
+            if (type == null || !seen.add(type)) {
+                continue;
+            }
+            ClassFileReader cf = own.get(type);
+            if (cf == null) {
+                libraryAncestors(type, library);
+                continue;
+            }
+            boolean declared = false;
+            for (ClassFileReader.Member m : cf.methods) {
+                if (m.name().equals(name) && m.descriptor().equals(descriptor)) {
+                    declared = true;
+                    break;
+                }
+            }
+            for (ClassFileReader.Member f : cf.fields) {
+                if (f.name().equals(name) && f.descriptor().equals(descriptor)) {
+                    declared = true;
+                    break;
+                }
+            }
+            if (!declared) {
+                todo.add(cf.superClass);
+                todo.addAll(cf.interfaces);
+            }
+        }
+        return library;
+    }
+
+    /** {@code type} and all its super classes and interfaces (library classes only). */
+    private static void libraryAncestors(String type, List<String> out) {
+        if (SandboxPolicy.classVerdict(type) != null) {
+            out.add(type); // refused on its own anyway; no need to load it
+            return;
+        }
+        try {
+            Class<?> cls = Class.forName(SandboxPolicy.dotted(type), false,
+                    ClassLoader.getPlatformClassLoader());
+            List<Class<?>> todo = new ArrayList<>(List.of(cls));
+            while (!todo.isEmpty()) {
+                Class<?> c = todo.remove(todo.size() - 1);
+                String internal = c.getName().replace('.', '/');
+                if (out.contains(internal)) {
+                    continue;
+                }
+                out.add(internal);
+                if (c.getSuperclass() != null) {
+                    todo.add(c.getSuperclass());
+                }
+                todo.addAll(List.of(c.getInterfaces()));
+            }
+        } catch (ClassNotFoundException | LinkageError e) {
+            out.add(type);
+        }
     }
 
     /** The checks of one class file. */
     private static final class ClassCheck {
         private final ClassFileReader cf;
         private final Set<String> own;
+        private final Map<String, ClassFileReader> ownClasses;
         private final LineHints hints;
         private final Map<Integer, List<String[]>> memo = new HashMap<>();
         private final Set<Integer> exempt = new HashSet<>();
         private final Map<String, Violation> found = new LinkedHashMap<>();
 
-        ClassCheck(ClassFileReader cf, Set<String> own, LineHints hints) {
+        ClassCheck(ClassFileReader cf, Map<String, ClassFileReader> ownClasses, LineHints hints) {
             this.cf = cf;
-            this.own = own;
+            this.own = ownClasses.keySet();
+            this.ownClasses = ownClasses;
             this.hints = hints;
         }
 
@@ -230,6 +301,15 @@ final class BytecodeVerifier {
                 String verdict = SandboxPolicy.memberVerdict(element, name, descriptor);
                 if (verdict != null) {
                     out.add(new String[] {SandboxPolicy.dotted(element) + "." + name, verdict});
+                }
+            } else if (element != null) {
+                for (String library : inheritedFrom(element, name, descriptor, ownClasses)) {
+                    String verdict = SandboxPolicy.memberVerdict(library, name, descriptor);
+                    if (verdict != null) {
+                        out.add(new String[] {SandboxPolicy.dotted(element) + "." + name
+                                + " (inherited from " + SandboxPolicy.dotted(library) + ")", verdict});
+                        break;
+                    }
                 }
             }
             out.addAll(descriptorViolations(descriptor));

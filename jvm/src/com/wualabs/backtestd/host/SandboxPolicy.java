@@ -144,6 +144,15 @@ final class SandboxPolicy {
                 && descriptor.startsWith("(Ljava/lang/String;")) {
             return "java.util.Formatter(String fileName) writes files and is blocked";
         }
+        if (owner.equals("java/util/stream/StreamSupport")
+                && (descriptor.contains("Z)") || descriptor.contains("ZI)"))) {
+            return "StreamSupport." + name + " with a parallel flag starts pool threads and is blocked";
+        }
+        if (name.equals("setDefault") && (owner.equals("java/util/Locale")
+                || owner.equals("java/util/TimeZone") || owner.equals("java/util/SimpleTimeZone"))) {
+            return dotted(owner) + ".setDefault changes the whole JVM for every strategy and is "
+                    + "blocked";
+        }
         if ((owner.equals("java/lang/Boolean") && name.equals("getBoolean"))
                 || (owner.equals("java/lang/Integer") && name.equals("getInteger"))
                 || (owner.equals("java/lang/Long") && name.equals("getLong"))) {

@@ -56,6 +56,7 @@ final class StrategyInspector {
             m.put("min", finite(p.min()));
             m.put("max", finite(p.max()));
             m.put("step", finite(p.step()));
+            m.put("type", p.type());
             out.add(m);
         }
         return out;

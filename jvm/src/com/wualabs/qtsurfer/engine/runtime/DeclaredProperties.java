@@ -60,7 +60,7 @@ final class DeclaredProperties {
 
         PropertyInfo info() {
             return new PropertyInfo(name, ann.description(), defaultValue(), true, hint(ann.min()), hint(ann.max()),
-                    hint(ann.step()));
+                    hint(ann.step()), type == null ? null : type.getName());
         }
 
         private static Double hint(double d) {

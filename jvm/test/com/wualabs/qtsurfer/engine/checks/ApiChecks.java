@@ -197,10 +197,14 @@ final class ApiChecks {
         Check.equal(List.of("ema.fast", "ema.slow", "ratio", "flag", "label", "mode", "big", "clamped", "shared", "fixed",
                 "unnamed", "via.method"), names, "declared property names (fields in order, then setters)");
         PropertyInfo fast = infos.get(0);
-        Check.equal(new PropertyInfo("ema.fast", "Fast EMA period", "9", true, 2.0, 50.0, 1.0), fast, "PropertyInfo hints");
-        Check.equal(new PropertyInfo("ema.slow", "Slow EMA period", "21", true, null, null, null), infos.get(1),
+        Check.equal(new PropertyInfo("ema.fast", "Fast EMA period", "9", true, 2.0, 50.0, 1.0, "int"), fast,
+                "PropertyInfo hints");
+        Check.equal(new PropertyInfo("ema.slow", "Slow EMA period", "21", true, null, null, null, "int"), infos.get(1),
                 "unset hints are null");
         Check.equal(null, infos.get(10).defaultValue(), "no defaultValue -> null");
+        Check.equal(List.of("int", "int", "double", "boolean", "java.lang.String", ExecutionMode.class.getName(),
+                "java.lang.Long"), infos.subList(0, 7).stream().map(PropertyInfo::type).toList(),
+                "the injected Java type of each property");
 
         StrategyRun run = StrategyHarness.start(Props.class, Map.of(), BTC);
         Props p = props(run);

@@ -1,0 +1,150 @@
+"""Sweep benchmark: a 100-vector SMA-crossover grid over 30 days of 1 s bars, end to end.
+
+The service runs the way users run it (``backtestd serve``: Dask LocalCluster, real JVM): the
+``sim`` BTC/USDT range is prepared as ``kline`` at ``1s``, an SMA(fast)/SMA(slow) crossover
+(long only, fee 0.1 %) is registered, and the grid fast 5..50 step 5 x slow 20..200 step 20 is
+submitted. The figure is the time from submission until the last row is readable (the sweep
+is COMPLETED). vectorbt runs the same grid on the prepared close prices in the same process
+run (``--vbt-fraction`` of the bars, since the full grid needs about 7 GB), when installed
+(``uv sync --group bench --group dev``).
+
+Run: ``.venv/bin/python benchmarks/bench_sweep.py [--days 30]``. A script, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import resource
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.support.server import LiveServer  # noqa: E402
+from tests.support.strategies import source  # noqa: E402
+
+GRID = {"fast": {"from": 5, "to": 50, "step": 5}, "slow": {"from": 20, "to": 200, "step": 20}}
+
+
+def poll(client: httpx.Client, path: str, done: Any, interval: float = 0.05) -> dict[str, Any]:
+    while True:
+        response = client.get(path)
+        if response.status_code == 200 and done(response.json()):
+            body: dict[str, Any] = response.json()
+            return body
+        time.sleep(interval)
+
+
+def prepared_close(data_dir: Path, job_id: str) -> np.ndarray:
+    matches = list(data_dir.rglob(f"prepared/{job_id}/close.bin"))
+    if not matches:
+        raise SystemExit(f"prepared close column of {job_id} not found under {data_dir}")
+    return np.fromfile(matches[0], dtype="<f8")
+
+
+def vectorbt_grid(close: np.ndarray) -> tuple[float, int] | None:
+    if importlib.util.find_spec("vectorbt") is None:
+        return None
+    import pandas as pd
+    import vectorbt as vbt
+
+    series = pd.Series(close, index=pd.date_range("2026-01-01", periods=close.size, freq="1s"))
+    fasts = list(range(5, 51, 5))
+    slows = list(range(20, 201, 20))
+    started = time.perf_counter()
+    fast_ma = vbt.MA.run(series, window=fasts, short_name="fast")
+    slow_ma = vbt.MA.run(series, window=slows, short_name="slow")
+    columns = []
+    for f in range(len(fasts)):
+        for s in range(len(slows)):
+            a = fast_ma.ma.iloc[:, f].to_numpy()
+            b = slow_ma.ma.iloc[:, s].to_numpy()
+            columns.append((a, b))
+    entries = pd.DataFrame(
+        {i: (a > b) & ~(np.roll(a, 1) > np.roll(b, 1)) for i, (a, b) in enumerate(columns)},
+        index=series.index,
+    )
+    exits = pd.DataFrame(
+        {i: (a < b) & ~(np.roll(a, 1) < np.roll(b, 1)) for i, (a, b) in enumerate(columns)},
+        index=series.index,
+    )
+    portfolio = vbt.Portfolio.from_signals(
+        series, entries, exits, fees=0.001, init_cash=100, freq="1s"
+    )
+    portfolio.sharpe_ratio()
+    return time.perf_counter() - started, len(columns)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--days", type=int, default=30)
+    parser.add_argument("--vbt-fraction", type=float, default=0.1)
+    args = parser.parse_args()
+    end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=2)
+    with tempfile.TemporaryDirectory() as tmp:
+        server = LiveServer(Path(tmp))
+        server.start()
+        try:
+            token = server.token(server.create_key("bench", tier="elite"))
+            headers = {"Authorization": f"Bearer {token}"}
+            with httpx.Client(base_url=server.base_url, headers=headers, timeout=600) as client:
+                text = source("sma_cross_kline.java").encode()
+                strategy_id = client.post("/strategy", content=text).json()["strategyId"]
+                body = {
+                    "instrument": "BTC/USDT",
+                    "from": (end - timedelta(days=args.days)).isoformat(),
+                    "to": end.isoformat(),
+                    "cadence": "1s",
+                }
+                t0 = time.perf_counter()
+                job = client.post("/backtest/sim/kline/prepare", json=body).json()["jobId"]
+                poll(
+                    client,
+                    f"/backtest/sim/kline/prepare/{job}",
+                    lambda b: b["status"] == "Completed",
+                )
+                print(f"prepare {args.days} days of 1 s klines: {time.perf_counter() - t0:.1f} s")
+                t0 = time.perf_counter()
+                accepted = client.post(
+                    f"/backtest/sim/kline/executeSweep/{job}",
+                    json={"strategyId": strategy_id, "sweep": {"params": GRID}},
+                ).json()
+                result = poll(
+                    client,
+                    f"/backtest/sim/kline/executeSweep/{job}/{accepted['sweepId']}?order=natural",
+                    lambda b: b["status"] != "RUNNING" and b["progress"]["pendingShards"] == 0,
+                )
+                seconds = time.perf_counter() - t0
+                rows = result["leaderboard"]
+                per_trial = sorted(r["runtimeMs"] for r in rows)
+                print(
+                    f"backtestd sweep: {len(rows)} vectors in {seconds:.2f} s end to end "
+                    f"({accepted['shards']} shards); per trial median "
+                    f"{per_trial[len(per_trial) // 2]} ms; status {result['status']}"
+                )
+            close = prepared_close(Path(tmp), job)
+            print(f"bars: {close.size}")
+        finally:
+            server.stop()
+    part = close[: int(close.size * args.vbt_fraction)]
+    measured = vectorbt_grid(part)
+    if measured is None:
+        print("vectorbt: not installed (uv sync --group bench --group dev)")
+    else:
+        vbt_s, combos = measured
+        print(
+            f"vectorbt: {combos} vectors on {part.size} bars ({args.vbt_fraction:.0%}) in "
+            f"{vbt_s:.2f} s; peak RSS of this process "
+            f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+        )
+
+
+if __name__ == "__main__":
+    main()

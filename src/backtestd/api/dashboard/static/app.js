@@ -1,0 +1,424 @@
+// The backtestd dashboard: a single page over the public /v1 API (nothing else).
+// The JWT lives in this tab's sessionStorage only; jobs this tab started are listed from there.
+"use strict";
+
+const API = "/v1";
+const $ = (sel, root = document) => root.querySelector(sel);
+const view = () => $("#view");
+const store = {
+  get token() { return sessionStorage.getItem("backtestd.jwt"); },
+  set token(v) { v ? sessionStorage.setItem("backtestd.jwt", v) : sessionStorage.removeItem("backtestd.jwt"); },
+  jobs(kind) { return JSON.parse(sessionStorage.getItem(`backtestd.${kind}`) || "[]"); },
+  addJob(kind, job) {
+    const jobs = store.jobs(kind).filter((j) => j.id !== job.id);
+    jobs.unshift(job);
+    sessionStorage.setItem(`backtestd.${kind}`, JSON.stringify(jobs.slice(0, 50)));
+  },
+};
+
+function esc(text) {
+  return String(text ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
+
+function toast(message) {
+  const t = $("#toast");
+  t.textContent = message;
+  t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.hidden = true; }, 6000);
+}
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body && body.message ? body.message : `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+async function api(method, path, body, { raw = false, text = false } = {}) {
+  const headers = {};
+  if (store.token) headers.Authorization = `Bearer ${store.token}`;
+  let payload;
+  if (text) { headers["Content-Type"] = "text/plain"; payload = body; }
+  else if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }
+  const response = await fetch(API + path, { method, headers, body: payload });
+  if (raw) return response;
+  const data = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
+  if (response.status === 401 && !path.startsWith("/auth")) {
+    store.token = null;
+    route();
+    throw new ApiError(401, { message: "your session expired: sign in again" });
+  }
+  if (!response.ok) throw new ApiError(response.status, data);
+  return { status: response.status, data };
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------- sign-in and account
+
+function signInView() {
+  $("#nav").hidden = true;
+  $("#signout").hidden = true;
+  $("#who").textContent = "";
+  view().innerHTML = `
+    <section class="card" style="max-width:32rem">
+      <h2>Sign in</h2>
+      <p class="muted">Paste an API key (create one with <code>backtestd apikey create --user NAME</code>).
+      It is exchanged for a short-lived token kept in this tab only.</p>
+      <form id="signin"><label for="apikey">API key</label>
+      <input id="apikey" type="password" autocomplete="off" required>
+      <p><button type="submit">Sign in</button></p><p id="signin-error" class="error"></p></form>
+    </section>`;
+  $("#signin").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const response = await fetch(`${API}/auth/token`, { method: "POST", headers: { "X-API-Key": $("#apikey").value.trim() } });
+    const body = await response.json();
+    if (!response.ok) { $("#signin-error").textContent = body.message || `HTTP ${response.status}`; return; }
+    store.token = body.access_token;
+    location.hash = "#/account";
+    route();
+  });
+}
+
+function bar(used, limit) {
+  const pct = limit > 0 ? Math.min(100, used / limit * 100) : 0;
+  return `<div class="bar" title="${used} of ${limit}"><span style="width:${pct.toFixed(1)}%"></span></div>`;
+}
+
+const mib = (b) => `${(b / 1048576).toFixed(1)} MiB`;
+
+async function accountView() {
+  const [{ data: account }, { data: usage }] = await Promise.all([api("GET", "/account"), api("GET", "/account/usage")]);
+  $("#who").textContent = `${account.userId} · ${account.tier}`;
+  view().innerHTML = `
+    <section class="card"><h2>Account <span class="pill" id="tier">${esc(account.tier)}</span></h2>
+      <table><tbody>
+        <tr><th>Storage</th><td>${mib(usage.storageBytesUsed)} of ${mib(account.maxTotalStorageBytes)}</td><td>${bar(usage.storageBytesUsed, account.maxTotalStorageBytes)}</td></tr>
+        <tr><th>Datasets</th><td>${usage.datasetsUsed} of ${account.maxDatasets}</td><td>${bar(usage.datasetsUsed, account.maxDatasets)}</td></tr>
+        <tr><th>Strategies</th><td>${usage.strategiesUsed} (${mib(usage.strategyBytesUsed)})</td><td></td></tr>
+        <tr><th>Signals</th><td>${usage.signalsUsed} (${mib(usage.signalBytesUsed)})</td><td></td></tr>
+      </tbody></table>
+    </section>
+    <section class="card"><h2>Limits</h2><table><tbody>
+      <tr><th>Concurrent executions and sweeps</th><td id="max-execute">${account.maxExecute}</td></tr>
+      <tr><th>Backtest range on own datasets</th><td>${account.maxRangeDays} days</td></tr>
+      <tr><th>Full-grid sweep size</th><td>${account.maxSweepCartesian} combinations</td></tr>
+      <tr><th>One import range</th><td>${account.maxImportRangeHours} hours</td></tr>
+      <tr><th>One dataset version</th><td>${mib(account.maxDatasetBytes)}</td></tr>
+    </tbody></table></section>`;
+}
+
+// ---------------------------------------------------------------- market data
+
+async function marketView() {
+  const { data: exchanges } = await api("GET", "/exchanges");
+  view().innerHTML = `<section class="card"><h2>Market data</h2>
+    <div class="row"><div><label for="exchange">Exchange</label><select id="exchange">${exchanges.map((x) => `<option value="${esc(x.id)}">${esc(x.name)} (${esc(x.id)})</option>`).join("")}</select></div>
+    <div><label for="segment">Segment</label><select id="segment"><option>spot</option><option>futures</option></select></div></div>
+    <div id="instruments"></div></section>`;
+  const load = async () => {
+    const ex = $("#exchange").value, seg = $("#segment").value;
+    try {
+      const { data } = await api("GET", `/exchange/${encodeURIComponent(ex)}/${seg}/instruments`);
+      $("#instruments").innerHTML = `<table id="instrument-table"><thead><tr><th>Instrument</th><th>Tickers</th><th>Klines</th><th>Last price</th><th>Download (latest hour)</th></tr></thead><tbody>${
+        data.data.map((i) => {
+          const to = i.coverage?.tickers?.to;
+          const hour = to ? to.slice(0, 13) : "";
+          const [b, q] = i.id.split("/");
+          const link = (kind, fmt) => `<a href="${API}/exchange/${encodeURIComponent(ex)}/${kind}/${encodeURIComponent(b)}/${encodeURIComponent(q)}?hour=${hour}&format=${fmt}">${kind} ${fmt}</a>`;
+          return `<tr><td>${esc(i.id)}</td><td>${esc(i.coverage?.tickers?.from?.slice(0, 10) || "")} → ${esc(to?.slice(0, 13) || "")}</td><td>${esc(i.coverage?.klines?.from?.slice(0, 10) || "")} → ${esc(i.coverage?.klines?.to?.slice(0, 13) || "")}</td><td>${i.lastPrice ?? ""}</td><td>${hour ? [link("tickers", "lastra"), link("tickers", "parquet"), link("klines", "parquet")].join(" · ") : ""}</td></tr>`;
+        }).join("")}</tbody></table>`;
+    } catch (err) { $("#instruments").innerHTML = `<p class="error">${esc(err.message)}</p>`; }
+  };
+  $("#exchange").addEventListener("change", load);
+  $("#segment").addEventListener("change", load);
+  await load();
+}
+
+// ---------------------------------------------------------------- strategies
+
+const JAVA_KW = /\b(abstract|boolean|break|case|catch|class|continue|default|do|double|else|extends|final|float|for|if|implements|import|int|long|new|package|private|protected|public|return|static|strategy|super|switch|this|throw|throws|try|var|void|while|when|window|on|let)\b/g;
+
+function highlight(code, errorLines = new Set()) {
+  return code.split("\n").map((line, i) => {
+    let html = esc(line)
+      .replace(/(\/\/.*)$/, '<span class="com">$1</span>')
+      .replace(/(&quot;[^&]*&quot;)/g, '<span class="str">$1</span>')
+      .replace(/\b(\d+(\.\d+)?)\b/g, '<span class="num">$1</span>')
+      .replace(JAVA_KW, '<span class="kw">$1</span>');
+    return `<span class="ln${errorLines.has(i + 1) ? " err" : ""}">${html || " "}</span>`;
+  }).join("");
+}
+
+function errorLinesOf(message) {
+  const lines = new Set();
+  for (const m of String(message).matchAll(/Line (\d+), Column \d+/g)) lines.add(Number(m[1]));
+  for (const m of String(message).matchAll(/(?:^|\s)(?:\S+\.java)?:(\d+):/g)) lines.add(Number(m[1]));
+  return lines;
+}
+
+async function strategiesView() {
+  const { data } = await api("GET", "/strategies");
+  view().innerHTML = `
+    <section class="card"><h2>Strategies</h2>
+      <table id="strategy-table"><thead><tr><th>Id</th><th>Compiled</th><th>Sources</th></tr></thead><tbody>
+      ${data.strategies.map((s) => `<tr class="clickable" data-id="${esc(s.strategyId)}"><td>${esc(s.strategyId)}</td><td>${esc(s.compiledAt)}</td><td>${esc((s.requiredSources || []).join(", "))}</td></tr>`).join("") || '<tr><td colspan="3" class="muted">none yet</td></tr>'}
+      </tbody></table></section>
+    <section class="card"><h2>Register a strategy</h2>
+      <p class="muted">Java (a class extending a strategy base class) or QTScript (starts with <code>strategy</code>).</p>
+      <textarea id="source" class="code" spellcheck="false"></textarea>
+      <p><button id="register">Register</button></p>
+      <div id="register-result"></div>
+    </section>`;
+  for (const row of document.querySelectorAll("#strategy-table tr.clickable")) {
+    row.addEventListener("click", () => { location.hash = `#/strategy/${row.dataset.id}`; });
+  }
+  $("#register").addEventListener("click", async () => {
+    const text = $("#source").value;
+    const out = $("#register-result");
+    try {
+      const { data: created } = await api("POST", "/strategy", text, { text: true });
+      const props = (created.declaredProperties || []).map((p) => `<li><code>${esc(p.name)}</code> ${esc(p.description || "")} ${p.defaultValue !== undefined ? `(default ${esc(p.defaultValue)})` : ""}</li>`).join("");
+      const warnings = (created.warnings || []).map((w) => `<li>${esc(w.message || w)}</li>`).join("");
+      out.innerHTML = `<p>Registered <a id="new-strategy" href="#/strategy/${esc(created.strategyId)}">${esc(created.strategyId)}</a></p>${props ? `<ul>${props}</ul>` : ""}${warnings ? `<p>Warnings:</p><ul>${warnings}</ul>` : ""}`;
+    } catch (err) {
+      const lines = errorLinesOf(err.message);
+      out.innerHTML = `<p class="error" id="compile-error">${esc(err.message)}</p><pre class="code">${highlight(text, lines)}</pre>`;
+    }
+  });
+}
+
+async function strategyView(id) {
+  const [{ data: state }, { data: code }] = await Promise.all([api("GET", `/strategy/${id}`), api("GET", `/strategy/${id}/code`)]);
+  const notices = (state.notices || []).map((n) => `<li>${esc(n.level || "")} ${esc(n.message || "")}</li>`).join("");
+  const lines = errorLinesOf(notices);
+  view().innerHTML = `<section class="card"><h2>${esc(id)} <span class="pill ${esc(state.validation)}" id="validation">${esc(state.validation)}</span></h2>
+    <p><button id="validate">Validate</button> <button class="danger" id="delete">Delete</button></p>
+    ${notices ? `<ul id="notices">${notices}</ul>` : ""}
+    <pre class="code" id="code">${highlight(code.code, lines)}</pre></section>`;
+  $("#validate").addEventListener("click", async () => {
+    await api("POST", `/strategy/${id}/validate`);
+    for (let i = 0; i < 120; i++) {
+      const { data } = await api("GET", `/strategy/${id}`);
+      if (data.validation !== "pending") break;
+      await sleep(500);
+    }
+    strategyView(id);
+  });
+  $("#delete").addEventListener("click", async () => {
+    if (!confirm(`Delete strategy ${id}?`)) return;
+    await api("DELETE", `/strategy/${id}`);
+    location.hash = "#/strategies";
+  });
+}
+
+// ---------------------------------------------------------------- backtests
+
+function isoHoursAgo(h) {
+  const d = new Date(Date.now() - h * 3600e3);
+  d.setUTCMinutes(0, 0, 0);
+  return d.toISOString().slice(0, 16) + "Z";
+}
+
+async function backtestsView() {
+  const [{ data: exchanges }, { data: strategies }] = await Promise.all([api("GET", "/exchanges"), api("GET", "/strategies")]);
+  const prepares = store.jobs("prepares"), executes = store.jobs("executes");
+  view().innerHTML = `
+    <section class="card"><h2>Prepare data</h2><form id="prepare-form"><div class="row">
+      <div><label>Exchange</label><select name="exchange">${exchanges.map((x) => `<option>${esc(x.id)}</option>`).join("")}</select></div>
+      <div><label>Type</label><select name="type"><option>ticker</option><option>kline</option></select></div>
+      <div><label>Instrument</label><input name="instrument" value="BTC/USDT"></div>
+      <div><label>Cadence (kline)</label><input name="cadence" placeholder="1m"></div>
+      <div><label>From (UTC)</label><input name="from" value="${isoHoursAgo(8)}"></div>
+      <div><label>To (UTC)</label><input name="to" value="${isoHoursAgo(2)}"></div>
+      <div><button type="submit">Prepare</button></div></div><p class="error" id="prepare-error"></p></form></section>
+    <section class="card"><h2>Run a backtest</h2><form id="execute-form"><div class="row">
+      <div><label>Prepared data</label><select name="prepare">${prepares.map((p) => `<option value="${esc(p.id)}|${esc(p.exchange)}|${esc(p.type)}">${esc(p.label)}</option>`).join("")}</select></div>
+      <div><label>Strategy</label><select name="strategy">${strategies.strategies.map((s) => `<option>${esc(s.strategyId)}</option>`).join("")}</select></div>
+      <div><label>Params (JSON)</label><input name="params" placeholder='{"fast": 9}'></div>
+      <div><button type="submit">Execute</button></div></div><p class="error" id="execute-error"></p></form></section>
+    <section class="card"><h2>Jobs of this tab</h2><table id="job-table"><thead><tr><th>Kind</th><th>Job</th><th>Status</th><th>Progress</th><th>Coverage</th><th></th></tr></thead><tbody></tbody></table></section>`;
+  $("#prepare-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const body = { instrument: f.get("instrument"), from: f.get("from"), to: f.get("to") };
+    if (f.get("cadence")) body.cadence = f.get("cadence");
+    try {
+      const { data } = await api("POST", `/backtest/${encodeURIComponent(f.get("exchange"))}/${f.get("type")}/prepare`, body);
+      store.addJob("prepares", { id: data.jobId, exchange: f.get("exchange"), type: f.get("type"), label: `${f.get("exchange")} ${f.get("type")} ${body.instrument} ${body.from}→${body.to}` });
+      backtestsView();
+    } catch (err) { $("#prepare-error").textContent = err.message; }
+  });
+  $("#execute-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const [prepareJobId, exchange, type] = String(f.get("prepare")).split("|");
+    const body = { prepareJobId, strategyId: f.get("strategy") };
+    try {
+      if (f.get("params")) body.params = JSON.parse(f.get("params"));
+      const { data } = await api("POST", `/backtest/${encodeURIComponent(exchange)}/${type}/execute`, body);
+      store.addJob("executes", { id: data.jobId, exchange, type, label: `${body.strategyId} on ${prepareJobId}` });
+      location.hash = `#/result/${exchange}/${type}/${data.jobId}`;
+    } catch (err) { $("#execute-error").textContent = err.message; }
+  });
+  const rows = [...prepares.map((p) => ({ ...p, kind: "prepare" })), ...executes.map((x) => ({ ...x, kind: "execute" }))];
+  const tbody = $("#job-table tbody");
+  tbody.innerHTML = rows.map((j) => `<tr data-id="${esc(j.id)}"><td>${j.kind}</td><td>${j.kind === "execute" ? `<a href="#/result/${esc(j.exchange)}/${esc(j.type)}/${esc(j.id)}">${esc(j.label)}</a>` : esc(j.label)}</td><td class="status"></td><td class="progress"></td><td class="coverage"></td><td>${j.kind === "execute" ? '<button class="secondary cancel">Cancel</button>' : ""}</td></tr>`).join("");
+  for (const j of rows) {
+    const tr = tbody.querySelector(`tr[data-id="${CSS.escape(j.id)}"]`);
+    tr.querySelector(".cancel")?.addEventListener("click", async () => {
+      await api("DELETE", `/backtest/${encodeURIComponent(j.exchange)}/${j.type}/execute/${j.id}`);
+      toast(`cancelling ${j.id}`);
+    });
+    pollRow(j, tr);
+  }
+}
+
+async function pollRow(job, tr) {
+  for (let i = 0; i < 600 && document.body.contains(tr); i++) {
+    try {
+      let state, cov = "";
+      if (job.kind === "prepare") {
+        state = (await api("GET", `/backtest/${encodeURIComponent(job.exchange)}/${job.type}/prepare/${job.id}`)).data;
+        if (state.coverageRatio !== undefined) cov = `${(state.coverageRatio * 100).toFixed(1)} % of ${state.totalHours} h`;
+      } else {
+        const response = await api("GET", `/backtest/${encodeURIComponent(job.exchange)}/${job.type}/execute/${job.id}`);
+        state = response.status === 202 ? { status: "Started", size: 0, completed: 0 } : response.data.state;
+      }
+      tr.querySelector(".status").innerHTML = `<span class="pill ${esc(state.status)}">${esc(state.status)}</span>`;
+      tr.querySelector(".progress").innerHTML = state.size ? bar(state.completed, state.size) : "";
+      tr.querySelector(".coverage").textContent = cov;
+      if (["Completed", "Failed", "Aborted"].includes(state.status)) return;
+    } catch (err) { tr.querySelector(".status").textContent = err.message; return; }
+    await sleep(1000);
+  }
+}
+
+const METRIC_LABELS = [["pnlTotal", "PnL"], ["pnlTotalPercent", "PnL %"], ["totalTrades", "Trades"], ["winRate", "Win rate"], ["sharpeRatio", "Sharpe"], ["sortinoRatio", "Sortino"], ["cagr", "CAGR"], ["maxDrawdown", "Max drawdown"], ["maxDrawdownPercent", "Max drawdown %"]];
+
+function curveArrays(curve) {
+  if (curve.points) return [curve.points.map((p) => p.timestamp), curve.points.map((p) => p.equity)];
+  return [curve.timestamps, curve.equities];
+}
+
+async function resultView(exchange, type, id) {
+  view().innerHTML = `<section class="card"><h2>Backtest ${esc(id)}</h2><p id="result-status">waiting for the result…</p></section>`;
+  let body;
+  for (let i = 0; i < 600; i++) {
+    const response = await api("GET", `/backtest/${encodeURIComponent(exchange)}/${type}/execute/${id}`);
+    if (response.status === 200 && ["Completed", "Failed", "Aborted"].includes(response.data.state.status)) { body = response.data; break; }
+    await sleep(1000);
+  }
+  if (!body) return;
+  const r = body.results;
+  const metrics = METRIC_LABELS.filter(([k]) => r[k] !== undefined).map(([k, label]) => `<tr><th>${label}</th><td data-metric="${k}">${esc(r[k])}</td></tr>`).join("");
+  view().innerHTML = `<section class="card"><h2>Backtest ${esc(id)} <span class="pill ${esc(body.state.status)}" id="result-state">${esc(body.state.status)}</span></h2>
+    ${body.state.statusDetail ? `<p class="error">${esc(body.state.statusDetail)}</p>` : ""}
+    <table id="metrics"><tbody><tr><th>Strategy</th><td>${esc(r.strategyId)}</td></tr><tr><th>Instrument</th><td>${esc(r.instrument)}</td></tr>${metrics || '<tr><td colspan="2" class="muted">no trades</td></tr>'}</tbody></table>
+    ${r.signalsUrl ? `<p><a href="${esc(r.signalsUrl)}">Download signals (parquet)</a></p>` : ""}</section>
+    <section class="card"><h2>Equity</h2><div id="equity-chart"></div><p class="muted">Drag to zoom, double click to reset.</p></section>
+    <section class="card"><h2>Drawdown %</h2><div id="drawdown-chart"></div></section>`;
+  if (r.equityCurve) {
+    const [xs, ys] = curveArrays(r.equityCurve);
+    Charts.lineChart($("#equity-chart"), { xs, ys });
+    Charts.lineChart($("#drawdown-chart"), { xs, ys: Charts.drawdownPercent(ys), area: true });
+  }
+}
+
+// ---------------------------------------------------------------- sweeps
+
+async function sweepsView() {
+  const { data: strategies } = await api("GET", "/strategies");
+  const prepares = store.jobs("prepares"), sweeps = store.jobs("sweeps");
+  view().innerHTML = `
+    <section class="card"><h2>Run a sweep</h2><form id="sweep-form"><div class="row">
+      <div><label>Prepared data</label><select name="prepare">${prepares.map((p) => `<option value="${esc(p.id)}|${esc(p.exchange)}|${esc(p.type)}">${esc(p.label)}</option>`).join("")}</select></div>
+      <div><label>Strategy</label><select name="strategy">${strategies.strategies.map((s) => `<option>${esc(s.strategyId)}</option>`).join("")}</select></div>
+      <div><label>Sampler</label><select name="sampler"><option>grid</option><option>random</option><option>lhs</option></select></div>
+      <div><label>Samples</label><input name="samples" type="number" min="1"></div>
+      <div><label>Objective</label><select name="objective"><option>sharpe</option><option>sortino</option><option>pnl</option><option>maxdd</option></select></div>
+      </div><label>Axes (JSON)</label><input name="axes" style="max-width:none" value='{"fast": {"from": 5, "to": 15, "step": 5}, "slow": {"values": [20, 30]}}'>
+      <p><button type="submit">Submit sweep</button></p><p class="error" id="sweep-error"></p></form></section>
+    <section class="card"><h2>Sweeps of this tab</h2><ul>${sweeps.map((s) => `<li><a href="#/sweep/${esc(s.exchange)}/${esc(s.type)}/${esc(s.request)}/${esc(s.id)}">${esc(s.id)}</a> ${esc(s.label)}</li>`).join("") || '<li class="muted">none yet</li>'}</ul></section>`;
+  $("#sweep-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    const [request, exchange, type] = String(f.get("prepare")).split("|");
+    try {
+      const sweep = { params: JSON.parse(f.get("axes")), sampler: f.get("sampler"), objective: f.get("objective") };
+      if (f.get("samples")) sweep.samples = Number(f.get("samples"));
+      const { data } = await api("POST", `/backtest/${encodeURIComponent(exchange)}/${type}/executeSweep/${request}`, { strategyId: f.get("strategy"), sweep });
+      store.addJob("sweeps", { id: data.sweepId, exchange, type, request, label: `${f.get("strategy")} · ${data.totalRuns} runs` });
+      location.hash = `#/sweep/${exchange}/${type}/${request}/${data.sweepId}`;
+    } catch (err) { $("#sweep-error").textContent = err.message; }
+  });
+}
+
+async function sweepView(exchange, type, request, id) {
+  const base = `/backtest/${encodeURIComponent(exchange)}/${type}/executeSweep/${request}/${id}`;
+  view().innerHTML = `<section class="card"><h2>Sweep ${esc(id)} <span class="pill" id="sweep-status"></span></h2>
+      <div id="sweep-progress"></div><p><button class="danger" id="cancel-sweep">Cancel</button></p></section>
+    <section class="card"><h2>Leaderboard</h2><table id="leaderboard"><thead><tr><th>#</th><th>Run</th><th>Params</th><th>Sharpe</th><th>Plateau</th><th>PnL %</th><th>Max DD %</th><th>Trades</th><th>DSR</th></tr></thead><tbody></tbody></table><p id="pbo" class="muted"></p></section>
+    <section class="card"><h2>Heatmap</h2><div id="heatmap"></div></section>
+    <section class="card"><h2>Trial equity</h2><div id="trial-chart" class="muted">Click a leaderboard row with a retained curve.</div></section>`;
+  $("#cancel-sweep").addEventListener("click", async () => { await api("DELETE", base); toast("cancelling"); });
+  for (let i = 0; i < 900 && $("#leaderboard"); i++) {
+    const { data } = await api("GET", base);
+    $("#sweep-status").textContent = data.status;
+    $("#sweep-status").className = `pill ${data.status}`;
+    const p = data.progress;
+    $("#sweep-progress").innerHTML = `${p.done} of ${p.total} runs (${p.aborted} aborted)${p.etaSeconds ? `, about ${p.etaSeconds} s left` : ""} ${bar(p.done, p.total)}`;
+    const fmt = (v) => (v === undefined ? "" : Number(v).toFixed(3));
+    $("#leaderboard tbody").innerHTML = data.leaderboard.map((r) => `<tr class="${r.equityCurve ? "clickable" : ""}" data-run="${r.runIx}"><td>${r.rank ?? ""}</td><td>${r.runIx}</td><td><code>${esc(JSON.stringify(r.params))}</code></td><td>${fmt(r.sharpe)}</td><td>${fmt(r.plateauScore)}</td><td>${fmt(r.pnlPct)}</td><td>${fmt(r.maxDdPct)}</td><td>${r.trades}${r.aborted ? " (aborted)" : ""}</td><td>${fmt(r.deflatedSharpe)}</td></tr>`).join("");
+    for (const tr of document.querySelectorAll("#leaderboard tr.clickable")) {
+      tr.addEventListener("click", async () => {
+        const { data: curve } = await api("GET", `${base}/runs/${tr.dataset.run}/equityCurve`);
+        const [xs, ys] = curveArrays(curve);
+        Charts.lineChart($("#trial-chart"), { xs, ys });
+      });
+    }
+    $("#pbo").textContent = data.pbo !== undefined ? `Probability of backtest overfitting: ${(data.pbo * 100).toFixed(1)} % (${data.pboSplits} splits)` : "";
+    const { data: sens } = await api("GET", `${base}/sensitivity`);
+    if (sens.heatmaps.length) Charts.heatmap($("#heatmap"), sens.heatmaps[0], "mean");
+    else if (sens.marginals.length) $("#heatmap").textContent = "one axis: see the leaderboard";
+    if (data.status !== "RUNNING" && p.pendingShards === 0) return;
+    await sleep(1500);
+  }
+}
+
+// ---------------------------------------------------------------- routing
+
+const ROUTES = [
+  [/^#\/account$/, accountView],
+  [/^#\/market$/, marketView],
+  [/^#\/strategies$/, strategiesView],
+  [/^#\/strategy\/([^/]+)$/, strategyView],
+  [/^#\/backtests$/, backtestsView],
+  [/^#\/result\/([^/]+)\/([^/]+)\/([^/]+)$/, resultView],
+  [/^#\/sweeps$/, sweepsView],
+  [/^#\/sweep\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)$/, sweepView],
+];
+
+async function route() {
+  if (!store.token) { signInView(); return; }
+  $("#nav").hidden = false;
+  $("#signout").hidden = false;
+  const hash = location.hash || "#/account";
+  for (const a of document.querySelectorAll("#nav a")) a.classList.toggle("active", hash.startsWith(a.getAttribute("href")));
+  for (const [pattern, render] of ROUTES) {
+    const m = hash.match(pattern);
+    if (m) {
+      try { await render(...m.slice(1).map(decodeURIComponent)); } catch (err) { view().innerHTML = `<p class="error">${esc(err.message)}</p>`; }
+      return;
+    }
+  }
+  location.hash = "#/account";
+}
+
+window.addEventListener("hashchange", route);
+document.addEventListener("DOMContentLoaded", () => {
+  $("#signout").addEventListener("click", () => { store.token = null; sessionStorage.clear(); location.hash = ""; route(); });
+  route();
+});

@@ -1,0 +1,185 @@
+"""Sweep routes: submit, result, cancel, sensitivity, and a trial's equity curve."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import JSONResponse
+
+from backtestd.api.deps import BacktestsExecute, BacktestsRead, BacktestsWrite, ServicesDep
+from backtestd.api.schemas.common import ResponseError
+from backtestd.api.schemas.sweeps import (
+    CancelSweepResponse,
+    ExecuteSweepAccepted,
+    ExecuteSweepRequest,
+    ExecuteSweepResult,
+    SweepSensitivity,
+    WalkForwardAccepted,
+)
+from backtestd.domain.sweeps import CurveMode, CurvePrefs, Objective
+from backtestd.errors import NotFound
+from backtestd.services import sweep_views
+from backtestd.services.sweeps import SweepRequest
+
+router = APIRouter(tags=["backtesting"], responses={401: {"model": ResponseError}})
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ResponseError},
+    404: {"model": ResponseError},
+    429: {"model": ResponseError},
+}
+SWEEP = "/backtest/{exchangeId}/{type}/executeSweep/{requestId}"
+ObjectiveQuery = Annotated[Literal["sharpe", "sortino", "pnl", "maxdd"] | None, Query()]
+
+
+def _request(body: ExecuteSweepRequest) -> SweepRequest:
+    curve = body.equityCurve
+    return SweepRequest(
+        strategy_id=body.strategyId,
+        axes={name: axis.model_dump(by_alias=True) for name, axis in body.sweep.params.items()},
+        sampler=body.sweep.sampler,
+        seed=body.sweep.seed,
+        samples=body.sweep.samples,
+        objective=body.sweep.objective,
+        base_config=body.baseConfig.model_dump(exclude_none=True) if body.baseConfig else {},
+        store_signals=body.storeSignals,
+        shards=body.shards,
+        min_trade_floor=body.minTradeFloor,
+        walk_forward=(body.walkForward.folds, body.walkForward.inSamplePct)
+        if body.walkForward
+        else None,
+        curves=CurvePrefs(
+            mode=CurveMode(curve.mode),
+            n=curve.n,
+            max_pct=curve.maxPct,
+            resample=curve.resample,
+            differential=curve.differential,
+            out_mode=curve.outMode,
+        )
+        if curve
+        else CurvePrefs(),
+    )
+
+
+@router.post(
+    SWEEP,
+    status_code=202,
+    response_model=ExecuteSweepAccepted,
+    response_model_exclude_none=True,
+    responses=_ERRORS,
+    summary="Run a parameter sweep over a prepared dataset",
+)
+def submit_sweep(
+    exchangeId: str,
+    type: str,
+    requestId: str,
+    body: ExecuteSweepRequest,
+    principal: BacktestsExecute,
+    services: ServicesDep,
+) -> ExecuteSweepAccepted:
+    accepted = services.sweeps.submit(principal, exchangeId, type, requestId, _request(body))
+    return ExecuteSweepAccepted(
+        sweepId=accepted.sweep_id,
+        requestId=requestId,
+        totalRuns=accepted.total_runs,
+        shards=accepted.shards,
+        seed=accepted.seed,
+        queued=accepted.queued,
+        walkForward=WalkForwardAccepted(**accepted.walk_forward) if accepted.walk_forward else None,
+    )
+
+
+@router.get(
+    f"{SWEEP}/{{sweepId}}",
+    response_model=ExecuteSweepResult,
+    responses=_ERRORS,
+    summary="Leaderboard, progress and statistics of a sweep",
+)
+def sweep_result(
+    exchangeId: str,
+    type: str,
+    requestId: str,
+    sweepId: str,
+    principal: BacktestsRead,
+    services: ServicesDep,
+    objective: ObjectiveQuery = None,
+    order: Annotated[Literal["ranked", "natural"], Query()] = "ranked",
+    ranking: Annotated[Literal["plateau", "raw"], Query()] = "plateau",
+) -> JSONResponse:
+    view = services.sweeps.view(principal, exchangeId, type, requestId, sweepId, True)
+    body = sweep_views.result(
+        view,
+        Objective(objective) if objective else view.spec.objective,
+        order,
+        ranking,
+        services.settings.sweep_leaderboard_limit,
+        datetime.now(UTC),
+    )
+    return JSONResponse(body)
+
+
+@router.delete(
+    f"{SWEEP}/{{sweepId}}",
+    response_model=CancelSweepResponse,
+    responses=_ERRORS,
+    summary="Cancel a sweep (between parameter vectors)",
+)
+def cancel_sweep(
+    exchangeId: str,
+    type: str,
+    requestId: str,
+    sweepId: str,
+    principal: BacktestsWrite,
+    services: ServicesDep,
+) -> CancelSweepResponse:
+    services.sweeps.cancel(principal, exchangeId, type, requestId, sweepId)
+    return CancelSweepResponse(sweepId=sweepId)
+
+
+@router.get(
+    f"{SWEEP}/{{sweepId}}/sensitivity",
+    response_model=SweepSensitivity,
+    responses=_ERRORS,
+    summary="Per-axis marginals and pairwise heatmaps of the objective",
+)
+def sweep_sensitivity(
+    exchangeId: str,
+    type: str,
+    requestId: str,
+    sweepId: str,
+    principal: BacktestsRead,
+    services: ServicesDep,
+    objective: ObjectiveQuery = None,
+) -> JSONResponse:
+    view = services.sweeps.view(principal, exchangeId, type, requestId, sweepId)
+    chosen = Objective(objective) if objective else view.spec.objective
+    return JSONResponse(sweep_views.sensitivity_view(view, chosen))
+
+
+@router.get(
+    f"{SWEEP}/{{sweepId}}/runs/{{runIx}}/equityCurve",
+    responses={200: {"description": "EquityCurveResult"}, **_ERRORS},
+    summary="Equity curve of one selected trial",
+)
+def trial_equity_curve(
+    exchangeId: str,
+    type: str,
+    requestId: str,
+    sweepId: str,
+    runIx: Annotated[int, Path(ge=0)],
+    principal: BacktestsRead,
+    services: ServicesDep,
+    outMode: Annotated[Literal["ARRAY", "SHORT"] | None, Query()] = None,
+    resample: Annotated[int | None, Query(ge=2)] = None,
+    differential: Annotated[bool | None, Query()] = None,
+) -> JSONResponse:
+    view = services.sweeps.view(principal, exchangeId, type, requestId, sweepId)
+    row = services.sweeps.curve_row(view, runIx)
+    curve = sweep_views.trial_curve(view, row, resample, differential, outMode)
+    if curve is None:
+        raise NotFound(
+            f"no equity curve for run {runIx} of sweep {sweepId}: the run does not exist, has "
+            "not finished, or its curve was not selected (equityCurve.mode on submission)"
+        )
+    return JSONResponse(curve)

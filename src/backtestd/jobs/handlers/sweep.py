@@ -1,0 +1,288 @@
+"""Sweep shards: many parameter vectors over one prepared dataset in one warm engine host.
+
+A shard loads the prepared columns and the strategy once, then runs its vectors one after the
+other (params are applied without recompiling), storing each row as it finishes and checking
+for cancellation between vectors. Rows are keyed by ``runIx``, so a retried shard skips the rows
+it already wrote. A vector whose run fails (the strategy threw, or hit a limit) becomes an
+``aborted`` row and the shard goes on. In walk-forward mode a shard is one fold: it runs every
+vector on the fold's in-sample window, then its winner on the out-of-sample window.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.domain.strategies import StrategyRecord
+from backtestd.domain.sweeps import Objective, SweepRow, SweepSpec
+from backtestd.engine.equity_curve import equity_points
+from backtestd.engine.metrics import Metrics, daily_returns, sweep_row_fields
+from backtestd.jobs.context import WorkerContext
+from backtestd.jobs.handlers.execute import ExecuteFailed
+from backtestd.jobs.handlers.trial import PreparedData, TrialFailed, evaluate, load_prepared
+from backtestd.jobs.progress import JobCancelled, JobProgress
+from backtestd.storage.db.repositories.jobs import JobRepository
+from backtestd.storage.db.repositories.strategies import StrategyRepository
+from backtestd.storage.db.repositories.sweeps import SweepRowRepository
+from backtestd.strategy.jvm import RunFailure, RunFailureKind, RunRequest
+from backtestd.sweeps.plan import expand_vectors, retained_count
+from backtestd.sweeps.walkforward import fold_windows
+
+ABORTED_METRICS = Metrics(0.0, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+"""What an aborted row carries: the metrics of a run without trades (see docs/sweeps.md)."""
+
+
+@dataclass(frozen=True)
+class Trial:
+    row: SweepRow
+    objective_value: float
+
+
+class _Shard:
+    """The state one shard shares across its vectors."""
+
+    def __init__(self, ctx: WorkerContext, job: JobRecord) -> None:
+        self.ctx = ctx
+        self.sweep_id: str = job.spec["sweepId"]
+        with ctx.database.unit_of_work() as uow:
+            jobs = JobRepository(uow.session)
+            jobs.mark_started(self.sweep_id, ctx.clock())
+            sweep = jobs.get(self.sweep_id)
+            if sweep is None:
+                raise ExecuteFailed(f"sweep {self.sweep_id} no longer exists", {})
+            self.spec = SweepSpec.from_json(sweep.spec)
+            strategy = StrategyRepository(uow.session).get(self.spec.strategy_id)
+        if strategy is None:
+            raise ExecuteFailed(f"strategy {self.spec.strategy_id} no longer exists", {})
+        self.strategy: StrategyRecord = strategy
+        try:
+            self.data: PreparedData = load_prepared(ctx, self.spec.prepare_job_id, job.data_type)
+        except TrialFailed as exc:
+            raise ExecuteFailed(str(exc), {}) from exc
+        self.vectors = expand_vectors(self.spec)
+
+    def trial(
+        self,
+        run_ix: int,
+        params: dict[str, Any],
+        rows: tuple[int, int] | None,
+        keep_curve: bool,
+        progress: JobProgress,
+    ) -> Trial:
+        started = time.perf_counter()
+        request = RunRequest(
+            class_files=self.strategy.class_files,
+            main_class=self.strategy.main_class,
+            kind=self.data.feed,
+            columns=self.data.columns,
+            instrument=self.data.instrument,
+            params=params,
+            rows=rows,
+            cpu_limit_s=self.ctx.settings.run_cpu_limit_seconds,
+        )
+        try:
+            run = self.ctx.engines.run(request, progress.cancel_requested)
+        except RunFailure as failure:
+            if failure.kind is RunFailureKind.CANCELLED:
+                raise JobCancelled(self.sweep_id) from failure
+            row = SweepRow(
+                sweep_id=self.sweep_id,
+                run_ix=run_ix,
+                params=params,
+                metrics=sweep_row_fields(ABORTED_METRICS),
+                aborted=True,
+                runtime_ms=_ms_since(started),
+                error=failure.message[:2000],
+            )
+            return Trial(row, 0.0)
+        portfolio, metrics = evaluate(self.data, run, self.spec.base_config, rows)
+        fields = sweep_row_fields(metrics)
+        curve = None
+        if keep_curve and portfolio.trades.count:
+            ts, eq = equity_points(portfolio)
+            curve = {"ts": [float(t) for t in ts.tolist()], "eq": eq.tolist()}
+        row = SweepRow(
+            sweep_id=self.sweep_id,
+            run_ix=run_ix,
+            params=params,
+            metrics=fields,
+            aborted=False,
+            runtime_ms=_ms_since(started),
+            daily_returns=tuple(
+                round(float(r), 15) for r in daily_returns(portfolio.equity_ts, portfolio.equity)
+            ),
+            curve=curve,
+        )
+        return Trial(row, float(fields[self.spec.objective.row_field]))
+
+
+def _ms_since(started: float) -> int:
+    return int(round((time.perf_counter() - started) * 1000))
+
+
+def _better(objective: Objective, a: float, b: float) -> bool:
+    return a > b if objective.higher_is_better else a < b
+
+
+def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
+    shard = _Shard(ctx, job)
+    if shard.spec.walk_forward is not None:
+        return _run_fold(shard, job, progress)
+    start, stop = int(job.spec["start"]), int(job.spec["stop"])
+    keep = retained_count(shard.spec, len(shard.vectors))
+    with ctx.database.unit_of_work() as uow:
+        repo = SweepRowRepository(uow.session)
+        done = repo.stored_ixs(shard.sweep_id, start, stop)
+        kept = [
+            (float(r.metrics[shard.spec.objective.row_field]), r.run_ix)
+            for r in repo.rows(shard.sweep_id)
+            if start <= r.run_ix < stop and r.curve is not None
+        ]
+    progress.size(stop - start)
+    writer = _RowWriter(ctx, shard.sweep_id, progress, len(done))
+    try:
+        for run_ix in range(start, stop):
+            if run_ix in done:
+                continue
+            writer.check_cancel()
+            trial = shard.trial(run_ix, shard.vectors[run_ix], None, keep > 0, progress)
+            writer.add(trial.row, keep_best(shard.spec.objective, kept, trial, keep))
+    except JobCancelled:
+        writer.flush(update=False)  # finished rows stay readable
+        raise
+    writer.flush()
+    return {"rows": writer.written}
+
+
+class _RowWriter:
+    """Writes finished rows in small batches (one transaction per batch, not per vector).
+
+    A batch is flushed every ``FLUSH_SECONDS`` or ``FLUSH_ROWS`` rows. The cancellation flag is
+    read before a vector starts (at most every ``CANCEL_CHECK_SECONDS``, one small read), so a
+    cancel stops the shard after the vector in flight while short trials do not pay a write
+    transaction each.
+    """
+
+    FLUSH_SECONDS = 0.5
+    FLUSH_ROWS = 50
+    CANCEL_CHECK_SECONDS = 0.05
+
+    def __init__(self, ctx: WorkerContext, sweep_id: str, progress: JobProgress, done: int):
+        self._ctx = ctx
+        self._sweep_id = sweep_id
+        self._progress = progress
+        self._pending: list[SweepRow] = []
+        self._dropped: set[int] = set()
+        self._last = time.monotonic()
+        self._last_check = 0.0
+        self.written = done
+
+    def check_cancel(self) -> None:
+        """Before a vector: flush what is pending and stop if a cancel was requested."""
+        now = time.monotonic()
+        if now - self._last_check < self.CANCEL_CHECK_SECONDS:
+            return
+        self._last_check = now
+        self._progress.check()
+
+    def add(self, row: SweepRow, dropped: list[int]) -> None:
+        self._pending.append(row)
+        self._dropped.update(dropped)
+        if (
+            len(self._pending) >= self.FLUSH_ROWS
+            or time.monotonic() - self._last >= self.FLUSH_SECONDS
+        ):
+            self.flush()
+
+    def flush(self, update: bool = True) -> None:
+        pending_ixs = {row.run_ix for row in self._pending}
+        with self._ctx.database.unit_of_work() as uow:
+            repo = SweepRowRepository(uow.session)
+            for row in self._pending:
+                if row.run_ix in self._dropped:
+                    row = replace(row, curve=None)
+                repo.add(row, self._ctx.clock())
+            repo.drop_curves(self._sweep_id, self._dropped - pending_ixs)
+        self.written += len(self._pending)
+        self._pending.clear()
+        self._dropped.clear()
+        self._last = time.monotonic()
+        if update:
+            self._progress.update(self.written)  # raises JobCancelled once a cancel is requested
+
+
+def keep_best(
+    objective: Objective, kept: list[tuple[float, int]], trial: Trial, keep: int
+) -> list[int]:
+    """Track the shard's best ``keep`` curves; return the run indices whose curve to drop.
+
+    The sweep's global top ``keep`` is always inside the union of every shard's top ``keep``,
+    so curves outside a shard's own top set can never be selected and are dropped at once.
+    """
+    if trial.row.curve is None:
+        return []
+    kept.append((trial.objective_value, trial.row.run_ix))
+    kept.sort(key=lambda pair: (-pair[0] if objective.higher_is_better else pair[0], pair[1]))
+    dropped = [ix for _, ix in kept[keep:]]
+    del kept[keep:]
+    return dropped
+
+
+def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
+    spec = shard.spec
+    assert spec.walk_forward is not None
+    fold_ix = int(job.spec["fold"])
+    with shard.ctx.database.unit_of_work() as uow:
+        if SweepRowRepository(uow.session).get(shard.sweep_id, fold_ix) is not None:
+            return {"fold": fold_ix}
+    windows = fold_windows(
+        shard.data.rows, spec.walk_forward.folds, spec.walk_forward.in_sample_pct
+    )
+    in_from, in_to, out_to = windows[fold_ix]
+    progress.size(len(shard.vectors) + 1)
+    best: Trial | None = None
+    for i, params in enumerate(shard.vectors):
+        progress.check()
+        trial = shard.trial(i, params, (in_from, in_to), False, progress)
+        if not trial.row.aborted and (
+            best is None or _better(spec.objective, trial.objective_value, best.objective_value)
+        ):
+            best = trial
+        progress.update(i + 1)
+    if best is None:
+        raise ExecuteFailed(f"fold {fold_ix}: every in-sample run aborted", {})
+    progress.check()
+    oos = shard.trial(fold_ix, best.row.params, (in_to, out_to), True, progress)
+    fold = {
+        "foldIx": fold_ix,
+        "inSampleFrom": in_from,
+        "inSampleTo": in_to,
+        "outOfSampleTo": out_to,
+        "params": best.row.params,
+        "inSampleSharpe": float(best.row.metrics["sharpe"]),
+        "vectorsRun": len(shard.vectors),
+    }
+    row = replace(oos.row, fold=fold)
+    with shard.ctx.database.unit_of_work() as uow:
+        SweepRowRepository(uow.session).add(row, shard.ctx.clock())
+    progress.update(len(shard.vectors) + 1)
+    return {"fold": fold_ix}
+
+
+def finish_sweep_if_done(ctx: WorkerContext, shard: JobRecord) -> None:
+    """After a shard ends: the last one to end moves the sweep to its terminal state."""
+    if shard.kind is not JobKind.SWEEP_SHARD:
+        return
+    sweep_id = shard.job_id.rsplit(".", 1)[0]
+    with ctx.database.unit_of_work() as uow:
+        repo = JobRepository(uow.session)
+        shards = repo.shards_of(sweep_id)
+        if not shards or any(not s.status.terminal for s in shards):
+            return
+        failed = [s for s in shards if s.status is JobStatus.FAILED]
+        status = JobStatus.FAILED if len(failed) == len(shards) else JobStatus.COMPLETED
+        detail = failed[0].status_detail if failed else None
+        repo.mark_started(sweep_id, ctx.clock())
+        repo.finish(sweep_id, status, ctx.clock(), detail, {})

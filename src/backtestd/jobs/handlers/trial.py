@@ -1,0 +1,141 @@
+"""One trial: a strategy's signals over a prepared dataset turned into a portfolio and metrics.
+
+``execute`` and every sweep trial go through :func:`evaluate`, so a sweep winner re-run through
+``POST .../execute`` with the same params agrees with its leaderboard row on every metric.
+Prepared columns are loaded once per job (:func:`load_prepared`) and shared by all its trials.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from backtestd.domain.marketdata import Instrument
+from backtestd.engine.metrics import Metrics, compute_metrics
+from backtestd.engine.portfolio import (
+    ExecutionMode,
+    FeeLeg,
+    PortfolioConfig,
+    PortfolioResult,
+    simulate,
+)
+from backtestd.jobs.context import WorkerContext
+from backtestd.storage.objects.keys import prepared_column_key, prepared_manifest_key
+from backtestd.strategy.jvm import FeedKind, RunResult
+
+TICKER_GRID_MS = 60_000
+DEFAULT_FEE = 0.001
+DEFAULT_FUNDING = 100.0
+
+
+class TrialFailed(Exception):
+    """The prepared data cannot be used; the message is shown to the user."""
+
+
+@dataclass(frozen=True)
+class PreparedData:
+    """A prepared dataset as one job's trials see it: column files and the mark series."""
+
+    prepare_id: str
+    instrument: Instrument
+    feed: FeedKind
+    columns: dict[str, Path]
+    marks_ts: npt.NDArray[np.int64]
+    marks_px: npt.NDArray[np.float64]
+    from_ms: int
+    to_ms: int
+    grid_step_ms: int
+
+    @property
+    def rows(self) -> int:
+        return int(self.marks_ts.shape[0])
+
+    def window_ms(self, rows: tuple[int, int] | None) -> tuple[int, int]:
+        """The time range ``[from, to)`` a run over rows ``[start, stop)`` covers.
+
+        A window starts at its first row's event time and ends where the next window's first
+        row starts (or at the prepared ``to``), so consecutive windows tile the session.
+        """
+        if rows is None:
+            return self.from_ms, self.to_ms
+        start, stop = rows
+        lo = self.from_ms if start == 0 else int(self.marks_ts[start])
+        hi = self.to_ms if stop >= self.rows else int(self.marks_ts[stop])
+        return lo, max(hi, lo + 1)
+
+
+def _manifest(ctx: WorkerContext, prepare_id: str) -> dict[str, Any]:
+    blob = ctx.objects.get(prepared_manifest_key(prepare_id))
+    if blob is None:
+        raise TrialFailed(f"prepared data of {prepare_id} is missing; prepare again")
+    manifest: dict[str, Any] = json.loads(blob)
+    return manifest
+
+
+def load_prepared(ctx: WorkerContext, prepare_id: str, data_type: str) -> PreparedData:
+    manifest = _manifest(ctx, prepare_id)
+    paths: dict[str, Path] = {}
+    for name in manifest["columns"]:
+        path = ctx.objects.local_path(prepared_column_key(prepare_id, name))
+        if path is None or not path.exists():
+            raise TrialFailed(f"prepared column {name} of {prepare_id} is missing")
+        paths[name] = path
+    feed = FeedKind(data_type)
+    ts_name, px_name = ("closeTs", "close") if feed is FeedKind.KLINE else ("ts", "last")
+    return PreparedData(
+        prepare_id=prepare_id,
+        instrument=Instrument.parse(manifest["instrument"]),
+        feed=feed,
+        columns=paths,
+        marks_ts=np.fromfile(paths[ts_name], dtype="<i8").astype(np.int64, copy=False),
+        marks_px=np.fromfile(paths[px_name], dtype="<f8").astype(np.float64, copy=False),
+        from_ms=int(datetime.fromisoformat(manifest["from"]).timestamp() * 1000),
+        to_ms=int(datetime.fromisoformat(manifest["to"]).timestamp() * 1000),
+        grid_step_ms=int(manifest["cadenceMs"]) if feed is FeedKind.KLINE else TICKER_GRID_MS,
+    )
+
+
+def portfolio_config(base: dict[str, Any], run: RunResult) -> PortfolioConfig:
+    """The portfolio settings of a run: the request's ``baseConfig`` and the strategy's own."""
+    fee = float(base.get("feeRate", DEFAULT_FEE))
+    gain = run.percent_gain
+    return PortfolioConfig(
+        initial_funding=float(base.get("initialFunding", DEFAULT_FUNDING)),
+        buy_fee_rate=float(base.get("buyFeeRate", fee)),
+        sell_fee_rate=float(base.get("sellFeeRate", fee)),
+        fee_leg=FeeLeg(base.get("feeLeg", "RECEIVED")),
+        percent_amount_to_lock=base.get("percentAmountToLock"),
+        mode=ExecutionMode(run.execution_mode or "LONG"),
+        percent_gain=gain if gain and math.isfinite(gain) and gain > 0 else None,
+        multi_entry=run.multi_entry,
+    )
+
+
+def evaluate(
+    data: PreparedData,
+    run: RunResult,
+    base_config: dict[str, Any],
+    rows: tuple[int, int] | None = None,
+) -> tuple[PortfolioResult, Metrics]:
+    """Portfolio and metrics of one run over the whole session, or over rows ``[start, stop)``."""
+    trading = run.signal_side != 0
+    from_ms, to_ms = data.window_ms(rows)
+    portfolio = simulate(
+        run.signal_ts[trading],
+        run.signal_side[trading],
+        run.signal_price[trading],
+        data.marks_ts,
+        data.marks_px,
+        from_ms=from_ms,
+        to_ms=to_ms,
+        grid_step_ms=data.grid_step_ms,
+        config=portfolio_config(base_config, run),
+    )
+    return portfolio, compute_metrics(portfolio)

@@ -1,0 +1,295 @@
+"""The read views of a sweep, computed from its stored rows: result, progress, sensitivity, curve.
+
+Everything here is derived on read (nothing is cached), so a running sweep's views cover the
+rows finished so far and a finished sweep's views never go stale.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from backtestd.domain.jobs import JobRecord, JobStatus
+from backtestd.domain.sweeps import Objective, Sampler, SweepRow, SweepSpec, SweepStatus
+from backtestd.domain.timefmt import iso_z
+from backtestd.engine.equity_curve import (
+    EquityCurveMeta,
+    OutMode,
+    build_equity_curve,
+    equity_curve_pointer,
+    transform,
+)
+from backtestd.services.sweeps import SweepView
+from backtestd.sweeps.plan import lattices, retained_count
+from backtestd.sweeps.ranking import plateau_scores, rank_order
+from backtestd.sweeps.sensitivity import sensitivity
+from backtestd.sweeps.statistics import deflated_sharpe_ratios, probability_of_overfitting
+
+Wire = dict[str, Any]
+
+
+def sweep_status(view: SweepView) -> SweepStatus:
+    if view.job.cancel_requested or view.job.status is JobStatus.ABORTED:
+        return SweepStatus.CANCELLED
+    if not view.job.status.terminal:
+        return SweepStatus.RUNNING
+    if any(s.status is JobStatus.FAILED for s in view.shards):
+        return SweepStatus.PARTIAL
+    return SweepStatus.COMPLETED
+
+
+def job_state(job: JobRecord, done: int) -> Wire:
+    return {
+        "contextId": f"jctx:{job.data_type}:{job.user_id}:{job.exchange_id}:{job.job_id}",
+        "status": job.status.value,
+        "statusDetail": job.status_detail,
+        "size": job.size,
+        "completed": done,
+        "startTime": iso_z(job.start_time),
+        "endTime": iso_z(job.end_time),
+    }
+
+
+def progress(view: SweepView, now: datetime) -> Wire:
+    walk = view.spec.walk_forward
+    total = walk.folds if walk else view.total_runs
+    done = len(view.rows)
+    aborted = sum(1 for r in view.rows if r.aborted)
+    active = [s for s in view.shards if not s.status.terminal]
+    out: Wire = {
+        "done": done,
+        "total": total,
+        "aborted": aborted,
+        "shardCount": len(view.shards),
+        "pendingShards": len(active),
+        "failedShards": sum(1 for s in view.shards if s.status is JobStatus.FAILED),
+        "retrying": sum(1 for s in active if s.attempts > 1),
+        "notStarted": sum(1 for s in view.shards if s.status is JobStatus.NEW),
+    }
+    started = view.job.start_time
+    if active and started is not None:
+        last = max((s.start_time for s in view.shards if s.start_time), default=started)
+        out["stalledSeconds"] = max(0, int((now - last).total_seconds()))
+        if 0 < done < total:
+            elapsed = (now - started).total_seconds()
+            out["etaSeconds"] = max(1, math.ceil(elapsed / done * (total - done)))
+    return out
+
+
+def _row_wire(row: SweepRow, spec: SweepSpec) -> Wire:
+    return {
+        "runIx": row.run_ix,
+        "params": row.params,
+        **row.metrics,
+        "belowTradeFloor": int(row.metrics["trades"]) < spec.min_trade_floor,
+        "aborted": row.aborted,
+        "runtimeMs": row.runtime_ms,
+    }
+
+
+def curve_url(view: SweepView, run_ix: int) -> str:
+    job = view.job
+    return (
+        f"/v1/backtest/{job.exchange_id}/{job.data_type}/executeSweep/"
+        f"{view.spec.prepare_job_id}/{job.job_id}/runs/{run_ix}/equityCurve"
+    )
+
+
+def selected_curves(view: SweepView) -> set[int]:
+    """Trials whose curve is served: the best ``retained_count`` by the submitted objective."""
+    keep = retained_count(view.spec, view.total_runs)
+    objective = view.spec.objective
+    candidates = [r for r in view.rows if not r.aborted and r.curve is not None]
+    order = rank_order([float(r.metrics[objective.row_field]) for r in candidates], objective)
+    return {candidates[i].run_ix for i in order[:keep]}
+
+
+def _coords(view: SweepView) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
+    axes = lattices(view.spec)
+    index = [{_key(v): i for i, v in enumerate(values)} for _, values in axes]
+    coords = [
+        tuple(index[a][_key(row.params[name])] for a, (name, _) in enumerate(axes))
+        for row in view.rows
+    ]
+    return coords, tuple(len(values) for _, values in axes)
+
+
+def _key(value: Any) -> Any:
+    return (type(value) is bool, value)
+
+
+def result(
+    view: SweepView, objective: Objective, order: str, ranking: str, limit: int, now: datetime
+) -> Wire:
+    spec = view.spec
+    status = sweep_status(view)
+    rows = [_row_wire(r, spec) for r in view.rows]
+    field = objective.row_field
+    values = [None if r.aborted else float(r.metrics[field]) for r in view.rows]
+    walk = spec.walk_forward
+    used = "raw" if walk or spec.sampler is not Sampler.GRID else ranking
+    body: Wire = {
+        "sweepId": view.job.job_id,
+        "status": status.value,
+        "objective": objective.value,
+        "order": order,
+        "progress": progress(view, now),
+        "leaderboardSize": len(rows),
+        "truncated": False,
+        "state": job_state(view.job, len(view.rows)),
+    }
+    if not walk:
+        _add_statistics(view, rows, body, finished=status is not SweepStatus.RUNNING)
+    selected = selected_curves(view) if not walk else set()
+    for wire, row in zip(rows, view.rows, strict=True):
+        if row.run_ix in selected and row.curve is not None:
+            wire["equityCurve"] = equity_curve_pointer(
+                curve_url(view, row.run_ix), _pointer_meta(row, spec)
+            )
+    if order == "natural":
+        body["ranking"] = "raw"
+        body["leaderboard"] = rows
+    else:
+        if used == "plateau":
+            coords, shape = _coords(view)
+            scores, counts = plateau_scores(values, coords, shape, objective)
+            for wire, score, count in zip(rows, scores, counts, strict=True):
+                if score is not None:
+                    wire["plateauScore"] = score
+                    wire["neighbourCount"] = count
+            keys = [s for s in scores]
+        else:
+            keys = values
+        ordered = [rows[i] for i in rank_order(keys, objective)]
+        for rank, wire in enumerate(ordered, start=1):
+            wire["rank"] = rank
+        body["ranking"] = used
+        body["truncated"] = len(ordered) > limit
+        body["leaderboard"] = ordered[:limit]
+    if walk:
+        body["walkForward"] = _walk_forward(view)
+    return body
+
+
+def _add_statistics(view: SweepView, rows: list[Wire], body: Wire, finished: bool) -> None:
+    live = [(i, r) for i, r in enumerate(view.rows) if not r.aborted and r.daily_returns]
+    if len(live) < 2:
+        return
+    returns = [np.asarray(r.daily_returns, dtype=np.float64) for _, r in live]
+    dsr = deflated_sharpe_ratios(returns)
+    for (i, _), value in zip(live, dsr, strict=True):
+        if value is not None:
+            rows[i]["deflatedSharpe"] = value
+    if finished:
+        length = min(len(r) for r in returns)
+        matrix = np.stack([r[:length] for r in returns], axis=1)
+        outcome = probability_of_overfitting(matrix)
+        if outcome is not None:
+            body["pbo"], body["pboSplits"] = outcome
+
+
+def _walk_forward(view: SweepView) -> Wire:
+    walk = view.spec.walk_forward
+    assert walk is not None
+    folds = []
+    for row in view.rows:
+        if row.fold is None:
+            continue
+        folds.append({**row.fold, "outOfSample": _row_wire(row, view.spec)})
+    out: Wire = {
+        "folds": walk.folds,
+        "completedFolds": len(folds),
+        "results": folds,
+        "inSamplePct": walk.in_sample_pct,
+    }
+    drift = _param_drift(view, folds)
+    if drift is not None:
+        out["paramDrift"] = drift
+    return out
+
+
+def _param_drift(view: SweepView, folds: list[Wire]) -> float | None:
+    """Mean, over consecutive folds, of the winners' distance in lattice steps (normalised by
+    each axis's lattice length); absent with fewer than two folds."""
+    if len(folds) < 2:
+        return None
+    axes = lattices(view.spec)
+    steps = []
+    for a, b in zip(folds[:-1], folds[1:], strict=True):
+        total = 0.0
+        for name, values in axes:
+            keys = [_key(v) for v in values]
+            ia, ib = keys.index(_key(a["params"][name])), keys.index(_key(b["params"][name]))
+            total += abs(ia - ib) / max(1, len(values) - 1)
+        steps.append(total / len(axes))
+    return float(sum(steps) / len(steps))
+
+
+def sensitivity_view(view: SweepView, objective: Objective) -> Wire:
+    axes = lattices(view.spec)
+    live = [r for r in view.rows if not r.aborted]
+    marginals, heatmaps, truncated = sensitivity(
+        [r.params for r in live],
+        [float(r.metrics[objective.row_field]) for r in live],
+        [name for name, _ in axes],
+        objective,
+    )
+    return {
+        "sweepId": view.job.job_id,
+        "status": sweep_status(view).value,
+        "objective": objective.value,
+        "rowsAnalysed": len(live),
+        "marginals": marginals,
+        "heatmaps": heatmaps,
+        "heatmapsTruncated": truncated,
+    }
+
+
+def _curve(
+    row: SweepRow,
+    spec: SweepSpec,
+    resample: int | None,
+    differential: bool | None,
+    out_mode: str | None,
+) -> Wire:
+    assert row.curve is not None
+    prefs = spec.curves
+    ts = np.asarray(row.curve["ts"], dtype=np.int64)
+    eq = np.asarray(row.curve["eq"], dtype=np.float64)
+    return build_equity_curve(
+        ts,
+        eq,
+        resample_to=resample if resample is not None else prefs.resample,
+        delta=differential if differential is not None else prefs.differential,
+        out_mode=OutMode(out_mode if out_mode is not None else prefs.out_mode),
+    )
+
+
+def _pointer_meta(row: SweepRow, spec: SweepSpec) -> EquityCurveMeta:
+    """What the curve at the pointer's URL is when fetched with the submitted preferences."""
+    assert row.curve is not None
+    prefs = spec.curves
+    _, _, meta = transform(
+        np.asarray(row.curve["ts"], dtype=np.int64),
+        np.asarray(row.curve["eq"], dtype=np.float64),
+        resample_to=prefs.resample,
+        delta=prefs.differential,
+        out_mode=OutMode(prefs.out_mode),
+    )
+    return meta
+
+
+def trial_curve(
+    view: SweepView,
+    row: SweepRow | None,
+    resample: int | None,
+    differential: bool | None,
+    out_mode: str | None,
+) -> Wire | None:
+    """The served curve of one trial, or None when it was never selected (404 on the wire)."""
+    if row is None or row.curve is None or row.run_ix not in selected_curves(view):
+        return None
+    return _curve(row, view.spec, resample, differential, out_mode)

@@ -1,0 +1,438 @@
+"""Sweep use cases: submit (validate, expand, limit, shard), read, sensitivity, curves, cancel.
+
+A sweep is a job row of kind ``sweep`` whose id is a digest of the canonical request, and its
+work is a set of ``sweep_shard`` job rows (ids ``<sweepId>.<n>``) that the executor runs like
+any other job, so restart recovery, cancellation and retries are the job machinery's. Rows are
+stored per trial; every view (leaderboard, sensitivity, PBO) is computed from stored rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from backtestd.domain.accounts import Principal
+from backtestd.domain.canonical import canonical_json, normalise
+from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.domain.sweeps import (
+    CurveMode,
+    CurvePrefs,
+    Objective,
+    Sampler,
+    SweepRow,
+    SweepSpec,
+    WalkForward,
+)
+from backtestd.errors import InvalidInput, LimitExceeded, NotFound
+from backtestd.jobs.executors.base import JobExecutor
+from backtestd.services.backtests import RUNNABLE_TYPES, BacktestService
+from backtestd.settings import Settings
+from backtestd.storage.db.engine import Database
+from backtestd.storage.db.repositories.jobs import JobRepository
+from backtestd.storage.db.repositories.strategies import StrategyRepository
+from backtestd.storage.db.repositories.sweeps import SweepRowRepository
+from backtestd.sweeps.axes import resolve_axes
+from backtestd.sweeps.plan import grid_size
+
+MAX_SAFE_SEED = 2**53 - 1
+MIN_SHARD_VECTORS = 8
+DEFAULT_IN_SAMPLE_PCT = 66
+
+
+@dataclass(frozen=True)
+class SweepRequest:
+    """The request as parsed at the edge (wire model → plain values)."""
+
+    strategy_id: str
+    axes: dict[str, dict[str, Any]]
+    sampler: str
+    seed: int | None
+    samples: int | None
+    objective: str
+    base_config: dict[str, Any]
+    store_signals: bool
+    shards: int
+    min_trade_floor: int
+    walk_forward: tuple[int, int] | None
+    curves: CurvePrefs
+
+
+@dataclass(frozen=True)
+class SweepAccepted:
+    sweep_id: str
+    total_runs: int
+    shards: int
+    seed: int
+    queued: bool
+    walk_forward: dict[str, int] | None
+
+
+@dataclass(frozen=True)
+class SweepView:
+    """A sweep and everything stored about it, for the read endpoints."""
+
+    job: JobRecord
+    spec: SweepSpec
+    shards: list[JobRecord]
+    rows: list[SweepRow]
+    total_runs: int
+
+
+class SweepService:
+    def __init__(
+        self,
+        settings: Settings,
+        database: Database,
+        backtests: BacktestService,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._settings = settings
+        self._database = database
+        self._backtests = backtests
+        self._clock = clock
+
+    # -- submit -------------------------------------------------------------------------
+
+    def submit(
+        self,
+        principal: Principal,
+        exchange_id: str,
+        data_type: str,
+        request_id: str,
+        request: SweepRequest,
+    ) -> SweepAccepted:
+        if data_type not in RUNNABLE_TYPES:
+            raise InvalidInput(
+                f"type {data_type!r} cannot be swept; runnable types are ticker and kline",
+                reason="TYPE_NOT_RUNNABLE",
+            )
+        prepare = self._backtests.prepare_state(principal, exchange_id, data_type, request_id)
+        if prepare.status is not JobStatus.COMPLETED:
+            raise InvalidInput(
+                f"prepare job {request_id} is {prepare.status.value}, not Completed; poll it "
+                "until it completes before sweeping"
+            )
+        with self._database.unit_of_work() as uow:
+            strategy = StrategyRepository(uow.session).active_of(
+                principal.user_id, request.strategy_id
+            )
+        if strategy is None:
+            raise NotFound(f"no strategy {request.strategy_id!r}; see GET /v1/strategies")
+        axes = resolve_axes(request.axes, strategy.declared_properties)
+        sampler = Sampler(request.sampler)
+        vectors = self._vector_count(principal, sampler, axes, request.samples)
+        walk = self._walk_forward(request.walk_forward, vectors)
+        total_backtests = walk.folds * (vectors + 1) if walk else vectors
+        if total_backtests > self._settings.sweep_budget:
+            raise InvalidInput(
+                f"this sweep would run {total_backtests} backtests, above the server's sweep "
+                f"budget of {self._settings.sweep_budget} (BACKTESTD_SWEEP_BUDGET); use fewer "
+                "axis points, fewer samples or fewer folds",
+                reason="SWEEP_BUDGET",
+            )
+        self._check_curves(request.curves)
+        base = sweep_base_config(request.base_config)
+        sweep_id = sweep_id_for(principal.user_id, request_id, request, sampler, axes, base)
+        seed = request.seed if request.seed is not None else secrets.randbelow(MAX_SAFE_SEED)
+        spec = SweepSpec(
+            prepare_job_id=request_id,
+            strategy_id=strategy.strategy_id,
+            axes=axes,
+            sampler=sampler,
+            seed=seed if sampler is not Sampler.GRID else (request.seed or 0),
+            samples=request.samples if sampler is not Sampler.GRID else None,
+            objective=Objective(request.objective),
+            base_config=base,
+            min_trade_floor=request.min_trade_floor,
+            shards=self._shard_count(request.shards, vectors, walk),
+            walk_forward=walk,
+            curves=request.curves,
+            store_signals=request.store_signals,
+        )
+        return self._insert(principal, exchange_id, data_type, sweep_id, spec, vectors)
+
+    def _vector_count(
+        self,
+        principal: Principal,
+        sampler: Sampler,
+        axes: list[dict[str, Any]],
+        samples: int | None,
+    ) -> int:
+        if sampler is Sampler.GRID:
+            size = grid_size([(a["name"], a["values"]) for a in axes])
+            limit = self._settings.tiers[principal.tier].max_sweep_cartesian
+            if size > limit:
+                raise InvalidInput(
+                    f"the full grid has {size} combinations, above maxSweepCartesian = {limit} "
+                    f"on the {principal.tier} tier; use sampler 'random' or 'lhs' with "
+                    "'samples' to run a subset",
+                    reason="GRID_TOO_LARGE",
+                )
+            return size
+        if samples is None or samples < 1:
+            raise InvalidInput(
+                f"sampler {sampler.value!r} needs 'samples' (a positive number of vectors)"
+            )
+        return samples
+
+    def _walk_forward(self, request: tuple[int, int] | None, vectors: int) -> WalkForward | None:
+        if request is None:
+            return None
+        folds, pct = request
+        limit = self._settings.sweep_max_folds
+        if not 2 <= folds <= limit:
+            raise InvalidInput(
+                f"walkForward.folds must be between 2 and {limit} "
+                f"(BACKTESTD_SWEEP_MAX_FOLDS), got {folds}"
+            )
+        if not 1 <= pct <= 99:
+            raise InvalidInput(f"walkForward.inSamplePct must be between 1 and 99, got {pct}")
+        return WalkForward(folds, pct)
+
+    def _check_curves(self, prefs: CurvePrefs) -> None:
+        if prefs.mode is CurveMode.TOP_N and (prefs.n is None or prefs.n < 1):
+            raise InvalidInput("equityCurve.mode 'topN' needs 'n' (a positive trial count)")
+        if prefs.mode is CurveMode.TOP_PCT and (
+            prefs.max_pct is None or not 0 < prefs.max_pct <= 100
+        ):
+            raise InvalidInput("equityCurve.mode 'topPct' needs 'maxPct' in (0, 100]")
+        if prefs.resample is not None and prefs.resample < 2:
+            raise InvalidInput(f"equityCurve.resample {prefs.resample} must be at least 2")
+
+    def _shard_count(self, asked: int, vectors: int, walk: WalkForward | None) -> int:
+        if walk is not None:
+            return walk.folds
+        if asked < 0:
+            raise InvalidInput(f"shards must be 0 (automatic) or positive, got {asked}")
+        if asked == 0:
+            workers = self._settings.dask_workers or (os.cpu_count() or 1)
+            asked = max(1, min(workers, vectors // MIN_SHARD_VECTORS))
+        return max(1, min(asked, vectors, self._settings.sweep_max_shards))
+
+    def _insert(
+        self,
+        principal: Principal,
+        exchange_id: str,
+        data_type: str,
+        sweep_id: str,
+        spec: SweepSpec,
+        vectors: int,
+    ) -> SweepAccepted:
+        executor = self._require_executor()
+        now = self._clock()
+        with self._database.unit_of_work() as uow:
+            repo = JobRepository(uow.session)
+            existing = repo.get(sweep_id)
+            if existing is not None:
+                return _accepted(SweepSpec.from_json(existing.spec), sweep_id, vectors, False)
+            self._check_limits(repo, principal)
+            repo.add(
+                JobRecord(
+                    job_id=sweep_id,
+                    user_id=principal.user_id,
+                    kind=JobKind.SWEEP,
+                    exchange_id=exchange_id,
+                    data_type=data_type,
+                    spec=normalise(spec.to_json()),
+                    status=JobStatus.NEW,
+                    created_at=now,
+                    size=vectors,
+                )
+            )
+            shard_ids = []
+            for n, shard_spec in enumerate(shard_specs(sweep_id, spec, vectors)):
+                shard_id = f"{sweep_id}.{n}"
+                repo.add(
+                    JobRecord(
+                        job_id=shard_id,
+                        user_id=principal.user_id,
+                        kind=JobKind.SWEEP_SHARD,
+                        exchange_id=exchange_id,
+                        data_type=data_type,
+                        spec=shard_spec,
+                        status=JobStatus.NEW,
+                        created_at=now,
+                    )
+                )
+                shard_ids.append(shard_id)
+
+            def submit_shards() -> None:
+                for shard_id in shard_ids:
+                    executor.submit(shard_id)
+
+            uow.after_commit(submit_shards)
+        return _accepted(spec, sweep_id, vectors, True)
+
+    def _check_limits(self, repo: JobRepository, principal: Principal) -> None:
+        limit = self._settings.tiers[principal.tier].max_execute
+        if repo.count_active((JobKind.EXECUTE, JobKind.SWEEP), principal.user_id) >= limit:
+            raise LimitExceeded(
+                f"at most {limit} concurrent executions and sweeps are allowed on the "
+                f"{principal.tier} tier; wait for one to finish or cancel one",
+                reason="CONCURRENCY_LIMIT",
+            )
+        if repo.count_all_active() >= self._settings.max_queued_jobs:
+            raise LimitExceeded(
+                f"the job queue is full ({self._settings.max_queued_jobs} jobs waiting or "
+                "running); retry later",
+                reason="QUEUE_FULL",
+            )
+
+    def _require_executor(self) -> JobExecutor:
+        if self._backtests.executor is None:
+            raise LimitExceeded("this process runs no job executor; start it with 'serve'")
+        return self._backtests.executor
+
+    # -- read ---------------------------------------------------------------------------
+
+    def view(
+        self,
+        principal: Principal,
+        exchange_id: str,
+        data_type: str,
+        request_id: str,
+        sweep_id: str,
+        with_returns: bool = False,
+    ) -> SweepView:
+        with self._database.unit_of_work() as uow:
+            repo = JobRepository(uow.session)
+            job = repo.get(sweep_id)
+            if (
+                job is None
+                or job.kind is not JobKind.SWEEP
+                or job.user_id != principal.user_id
+                or job.exchange_id != exchange_id
+                or job.data_type != data_type
+                or job.spec.get("prepareJobId") != request_id
+            ):
+                raise NotFound(
+                    f"no sweep {sweep_id!r} of request {request_id!r} on /{exchange_id}/{data_type}"
+                )
+            shards = repo.shards_of(sweep_id)
+            rows = SweepRowRepository(uow.session).rows(sweep_id, with_returns=with_returns)
+        spec = SweepSpec.from_json(job.spec)
+        return SweepView(job, spec, shards, rows, job.size)
+
+    def curve_row(self, view: SweepView, run_ix: int) -> SweepRow | None:
+        with self._database.unit_of_work() as uow:
+            return SweepRowRepository(uow.session).get(view.job.job_id, run_ix)
+
+    # -- cancel / recovery --------------------------------------------------------------
+
+    def cancel(
+        self, principal: Principal, exchange_id: str, data_type: str, request_id: str, sweep_id: str
+    ) -> None:
+        view = self.view(principal, exchange_id, data_type, request_id, sweep_id)
+        now = self._clock()
+        with self._database.unit_of_work() as uow:
+            repo = JobRepository(uow.session)
+            for shard in view.shards:
+                repo.request_cancel(shard.job_id, now)
+            repo.request_cancel(sweep_id, now)
+            repo.finish(sweep_id, JobStatus.ABORTED, now, "cancelled on request", {})
+
+    def finish_orphans(self) -> int:
+        """Sweeps whose shards all ended while no process was there to close them."""
+        closed = 0
+        with self._database.unit_of_work() as uow:
+            repo = JobRepository(uow.session)
+            for job in repo.unfinished():
+                if job.kind is not JobKind.SWEEP:
+                    continue
+                shards = repo.shards_of(job.job_id)
+                if shards and all(s.status.terminal for s in shards):
+                    failed = [s for s in shards if s.status is JobStatus.FAILED]
+                    status = JobStatus.FAILED if len(failed) == len(shards) else JobStatus.COMPLETED
+                    repo.mark_started(job.job_id, self._clock())
+                    repo.finish(job.job_id, status, self._clock(), None, {})
+                    closed += 1
+        return closed
+
+
+def _accepted(spec: SweepSpec, sweep_id: str, vectors: int, queued: bool) -> SweepAccepted:
+    walk = None
+    if spec.walk_forward is not None:
+        walk = {
+            "folds": spec.walk_forward.folds,
+            "inSamplePct": spec.walk_forward.in_sample_pct,
+            "totalRuns": spec.walk_forward.folds * (vectors + 1),
+        }
+    return SweepAccepted(sweep_id, vectors, spec.shards, spec.seed, queued, walk)
+
+
+def shard_specs(sweep_id: str, spec: SweepSpec, vectors: int) -> list[dict[str, Any]]:
+    if spec.walk_forward is not None:
+        return [{"sweepId": sweep_id, "fold": f} for f in range(spec.walk_forward.folds)]
+    bounds = [k * vectors // spec.shards for k in range(spec.shards + 1)]
+    return [
+        {"sweepId": sweep_id, "start": lo, "stop": hi}
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+
+
+def sweep_id_for(
+    user_id: str,
+    request_id: str,
+    request: SweepRequest,
+    sampler: Sampler,
+    axes: list[dict[str, Any]],
+    base: dict[str, Any],
+) -> str:
+    """Digest of the canonical request: defaults filled, numbers normalised, transforms out.
+
+    The seed counts only for samplers that use it, and an omitted seed digests as omitted (the
+    server-drawn seed is stored with the sweep and returned for the identical resubmission).
+    """
+    canonical: dict[str, Any] = {
+        "user": user_id,
+        "requestId": request_id,
+        "strategyId": request.strategy_id,
+        "axes": axes,
+        "sampler": sampler.value,
+        "objective": request.objective,
+        "baseConfig": base,
+        "storeSignals": request.store_signals,
+        "shards": request.shards,
+        "minTradeFloor": request.min_trade_floor,
+        "curveRetention": {
+            "mode": request.curves.mode.value,
+            "n": request.curves.n,
+            "maxPct": request.curves.max_pct,
+        },
+    }
+    if sampler is not Sampler.GRID:
+        canonical["samples"] = request.samples
+        if request.seed is not None:
+            canonical["seed"] = request.seed
+    if request.walk_forward is not None:
+        canonical["walkForward"] = list(request.walk_forward)
+    digest = hashlib.blake2b(canonical_json(canonical).encode("utf-8"), digest_size=8)
+    return "swp_" + digest.hexdigest()
+
+
+def sweep_base_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The sweep's portfolio settings with every default filled (so omission equals default)."""
+    fee = config.get("feeRate", 0.001)
+    out = {
+        "initialFunding": config.get("initialFunding", 100.0),
+        "buyFeeRate": config.get("buyFeeRate", fee),
+        "sellFeeRate": config.get("sellFeeRate", fee),
+        "feeLeg": config.get("feeLeg", "RECEIVED"),
+    }
+    for key in ("buyFeeRate", "sellFeeRate"):
+        if not 0 <= out[key] < 1:
+            raise InvalidInput(f"baseConfig.{key} {out[key]} must be in [0, 1)")
+    if out["initialFunding"] <= 0:
+        raise InvalidInput(f"baseConfig.initialFunding {out['initialFunding']} must be positive")
+    lock = config.get("percentAmountToLock")
+    if lock is not None:
+        if not 0 < lock <= 100:
+            raise InvalidInput(f"baseConfig.percentAmountToLock {lock} must be in (0, 100]")
+        out["percentAmountToLock"] = lock
+    normalised: dict[str, Any] = normalise(out)
+    return normalised

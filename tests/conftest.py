@@ -1,0 +1,29 @@
+"""Suite-wide isolation from the developer's environment.
+
+``make run`` honours ``BACKTESTD_*`` variables, so a developer may have them exported; the tests
+must not see them unless a test sets them itself. The harness's own switches
+(``BACKTESTD_REQUIRE_SERVICES`` and ``BACKTESTD_TEST_*``) are kept.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.support.server import HARNESS_PREFIXES
+
+
+def service_variables(environ: dict[str, str] | os._Environ[str]) -> list[str]:
+    """The ``BACKTESTD_*`` names in ``environ`` that configure the service, not the harness."""
+    return [
+        name
+        for name in environ
+        if name.startswith("BACKTESTD_") and not name.startswith(HARNESS_PREFIXES)
+    ]
+
+
+@pytest.fixture(autouse=True)
+def _no_service_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in service_variables(os.environ):
+        monkeypatch.delenv(name)
