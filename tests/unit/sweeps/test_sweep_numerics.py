@@ -91,6 +91,69 @@ def test_coercion_dedupes_equal_values_and_keeps_request_order() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("kind", "value", "fragment"),
+    [
+        ("int", 3_000_000_000, "outside the range of int"),
+        ("java.lang.Integer", -(2**31) - 1, "outside the range of java.lang.Integer"),
+        ("byte", 128, "outside the range of byte"),
+        ("short", 40_000.0, "outside the range of short"),
+        ("long", 2**63, "outside the range of long"),
+        ("int", 10**400, "outside the range of int"),  # float(10**400) would overflow: a 500
+        ("double", float("nan"), "must be finite"),
+        ("double", float("inf"), "must be finite"),
+        ("float", 1e39, "beyond the range of a Java float"),
+        ("int", "7", "must be a number"),
+    ],
+)
+def test_values_outside_the_java_type_are_a_400_naming_the_property(
+    kind: str, value: Any, fragment: str
+) -> None:
+    with pytest.raises(InvalidInput, match=f"'p'.*{fragment}"):
+        resolve_axes({"p": {"values": [value]}}, (prop("p", kind),))
+
+
+def test_boxed_byte_and_big_integer_properties_can_be_swept() -> None:
+    declared = (prop("b", "java.lang.Byte"), prop("big", "java.math.BigInteger"))
+    got = resolve_axes({"b": {"values": [1.0, 2]}, "big": {"values": [10**30]}}, declared)
+    assert got == [{"name": "b", "values": [1, 2]}, {"name": "big", "values": [10**30]}]
+
+
+@pytest.mark.parametrize(
+    ("axis", "fragment"),
+    [
+        ({"from": 0, "to": float("inf"), "step": 1}, "to must be finite"),
+        ({"from": float("nan"), "to": 1, "step": 1}, "from must be finite"),
+        ({"from": 0, "to": 1, "step": True}, "step must be a number"),
+        ({"from": 0, "to": 1e300, "step": 1e-300}, "at most 100000"),
+    ],
+)
+def test_degenerate_ranges_are_a_400_not_a_crash(axis: dict[str, Any], fragment: str) -> None:
+    with pytest.raises(InvalidInput, match=fragment):
+        resolve_axes({"x": axis}, (prop("x", "double"),))
+
+
+def test_untyped_values_keep_true_apart_from_one() -> None:
+    got = resolve_axes({"x": {"values": [1, True, 1.0, False, 0]}}, (prop("x", None),))
+    assert got == [{"name": "x", "values": [1, True, False, 0]}]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(-1000, 1000),
+    st.integers(1, 500),
+    st.integers(0, 60),
+    st.sampled_from([1, 10, 1000]),
+)
+def test_ranges_equal_the_exact_rational_lattice(
+    start: int, step: int, count: int, scale: int
+) -> None:
+    from fractions import Fraction
+
+    got = range_values("k", start / scale, (start + step * count) / scale, step / scale)
+    assert got == [float(Fraction(start + step * i, scale)) for i in range(count + 1)]
+
+
 # -- samplers -----------------------------------------------------------------------------
 
 
