@@ -17,7 +17,7 @@ from backtestd.engine.metrics import daily_returns
 from backtestd.errors import InvalidInput
 from backtestd.sweeps.axes import range_values, resolve_axes
 from backtestd.sweeps.plan import expand_vectors, retained_count
-from backtestd.sweeps.ranking import plateau_scores, rank_order
+from backtestd.sweeps.ranking import plateau_scores, rank_order, value_positions
 from backtestd.sweeps.sensitivity import sensitivity
 from backtestd.sweeps.statistics import (
     deflated_sharpe_ratios,
@@ -242,6 +242,17 @@ def test_plateau_matches_a_brute_force_neighbourhood(rows: int, cols: int, data:
             assert (score, count) == expected[cell]
         else:
             assert score is None
+
+
+def test_plateau_neighbours_follow_value_order_not_list_order() -> None:
+    listed = [10, 50, 20]  # as submitted: {"values": [10, 50, 20]}
+    pos = value_positions(listed)
+    coords = [(pos[(False, v)],) for v in listed]
+    scores, counts = plateau_scores([1.0, 9.0, 5.0], coords, (3,), Objective.SHARPE)
+    # 20 sits between 10 and 50; 10 and 50 are not neighbours of each other.
+    assert counts == [1, 1, 2]
+    assert scores == [1.0, 5.0, 1.0]
+    assert value_positions([True, False]) == {(True, False): 0, (True, True): 1}
 
 
 def test_maxdd_ranks_the_smallest_drawdown_first_and_aborted_last() -> None:
