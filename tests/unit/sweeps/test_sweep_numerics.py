@@ -402,3 +402,42 @@ def test_docstring_examples_run() -> None:
 
     for module in (axes, plan, ranking, statistics, walkforward, sensitivity_module):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def exact_pbo(matrix: np.ndarray, splits: int, scale: int) -> float:
+    """CSCV in rational arithmetic (returns are multiples of 1/scale): ties are exact ties."""
+    from fractions import Fraction
+
+    periods, trials = matrix.shape
+    x = [[Fraction(round(float(v) * scale), scale) for v in row] for row in matrix]
+    block = [i * splits // periods for i in range(periods)]
+
+    def signed_sr2(rows: list[int], j: int) -> Fraction:  # sign(SR)·SR², monotone in SR
+        vals = [x[i][j] for i in rows]
+        mu = sum(vals, Fraction(0)) / len(vals)
+        var = sum(((v - mu) ** 2 for v in vals), Fraction(0)) / (len(vals) - 1)
+        return Fraction(0) if var == 0 else (1 if mu > 0 else -1) * mu * mu / var
+
+    overfit = total = 0
+    for chosen in itertools.combinations(range(splits), splits // 2):
+        ins = [i for i in range(periods) if block[i] in chosen]
+        oos = [i for i in range(periods) if block[i] not in chosen]
+        is_sr = [signed_sr2(ins, j) for j in range(trials)]
+        best = is_sr.index(max(is_sr))
+        oos_sr = [signed_sr2(oos, j) for j in range(trials)]
+        rank = 1 + sum(1 for j in range(trials) if oos_sr[j] < oos_sr[best])
+        omega = rank / (trials + 1)
+        overfit += math.log(omega / (1 - omega)) <= 0
+        total += 1
+    return overfit / total
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pbo_equals_an_exact_rational_cscv_when_returns_tie(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    m = np.round(rng.normal(0.0005, 0.01, size=(27, 4)), 2)  # coarse: many exact ties
+    m[:, 3] = m[:, 2][::-1]  # same returns in another order: equal Sharpe over the whole run
+    got = probability_of_overfitting(m)
+    assert got is not None
+    assert got[1] == 12
+    assert got[0] == exact_pbo(m, 12, 100)
