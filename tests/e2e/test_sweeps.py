@@ -307,6 +307,8 @@ def test_a_vector_that_throws_is_an_aborted_row_and_the_others_finish(
         ({"fast": {"values": [2.5]}}, "'fast'"),
         ({"scale": {"values": [True]}}, "'scale'"),
         ({"fast": {"from": 10, "to": 5, "step": 1}}, "below"),
+        ({"fast": {"values": [3_000_000_000]}}, "'fast': 3000000000 is outside the range of int"),
+        ({"fast": {"values": [10**400]}}, "outside the range of int"),  # once a 500
     ],
 )
 def test_invalid_axes_are_400_naming_the_problem(

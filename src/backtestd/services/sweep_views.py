@@ -24,7 +24,7 @@ from backtestd.engine.equity_curve import (
 )
 from backtestd.services.sweeps import SweepView
 from backtestd.sweeps.plan import lattices, retained_count
-from backtestd.sweeps.ranking import plateau_scores, rank_order
+from backtestd.sweeps.ranking import plateau_scores, rank_order, value_positions
 from backtestd.sweeps.sensitivity import sensitivity
 from backtestd.sweeps.statistics import deflated_sharpe_ratios, probability_of_overfitting
 
@@ -109,7 +109,7 @@ def selected_curves(view: SweepView) -> set[int]:
 
 def _coords(view: SweepView) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
     axes = lattices(view.spec)
-    index = [{_key(v): i for i, v in enumerate(values)} for _, values in axes]
+    index = [value_positions(values) for _, values in axes]  # neighbours in value order
     coords = [
         tuple(index[a][_key(row.params[name])] for a, (name, _) in enumerate(axes))
         for row in view.rows
@@ -212,8 +212,8 @@ def _walk_forward(view: SweepView) -> Wire:
 
 
 def _param_drift(view: SweepView, folds: list[Wire]) -> float | None:
-    """Mean, over consecutive folds, of the winners' distance in lattice steps (normalised by
-    each axis's lattice length); absent with fewer than two folds."""
+    """Mean, over consecutive folds, of the winners' distance in lattice steps in value order
+    (normalised by each axis's lattice length); absent with fewer than two folds."""
     if len(folds) < 2:
         return None
     axes = lattices(view.spec)
@@ -221,8 +221,8 @@ def _param_drift(view: SweepView, folds: list[Wire]) -> float | None:
     for a, b in zip(folds[:-1], folds[1:], strict=True):
         total = 0.0
         for name, values in axes:
-            keys = [_key(v) for v in values]
-            ia, ib = keys.index(_key(a["params"][name])), keys.index(_key(b["params"][name]))
+            pos = value_positions(values)  # steps in value order, as plateau neighbours
+            ia, ib = pos[_key(a["params"][name])], pos[_key(b["params"][name])]
             total += abs(ia - ib) / max(1, len(values) - 1)
         steps.append(total / len(axes))
     return float(sum(steps) / len(steps))

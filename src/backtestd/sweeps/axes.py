@@ -8,6 +8,7 @@ boolean for a ``double``) is refused before anything runs.
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import Any
 
@@ -16,17 +17,31 @@ from backtestd.errors import InvalidInput
 
 MAX_AXIS_POINTS = 100_000
 
-INTEGRAL = {
-    "int",
-    "long",
-    "short",
-    "byte",
-    "java.lang.Integer",
-    "java.lang.Long",
-    "java.lang.Short",
+# Java ranges of the integral types (names as `Class.getName()` gives them); BigInteger: none.
+INTEGRAL_RANGES: dict[str, tuple[int, int] | None] = {
+    "int": (-(2**31), 2**31 - 1),
+    "java.lang.Integer": (-(2**31), 2**31 - 1),
+    "long": (-(2**63), 2**63 - 1),
+    "java.lang.Long": (-(2**63), 2**63 - 1),
+    "short": (-(2**15), 2**15 - 1),
+    "java.lang.Short": (-(2**15), 2**15 - 1),
+    "byte": (-(2**7), 2**7 - 1),
+    "java.lang.Byte": (-(2**7), 2**7 - 1),
+    "java.math.BigInteger": None,
 }
+INTEGRAL = set(INTEGRAL_RANGES)
 REAL = {"double", "float", "java.lang.Double", "java.lang.Float", "java.math.BigDecimal"}
 BOOLEAN = {"boolean", "java.lang.Boolean"}
+FLOAT32 = {"float", "java.lang.Float"}
+FLOAT32_MAX = 3.4028234663852886e38
+
+
+def _finite_number(name: str, value: Any, what: str) -> None:
+    """400 for anything but a finite JSON number (Python's JSON reader accepts NaN/Infinity)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInput(f"sweep axis {name!r}: {what} must be a number, got {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InvalidInput(f"sweep axis {name!r}: {what} must be finite, got {value!r}")
 
 
 def _decimal(value: float | int) -> Decimal:
@@ -41,36 +56,48 @@ def range_values(name: str, start: float | int, stop: float | int, step: float |
     >>> range_values("n", 5, 50, 15)
     [5, 20, 35, 50]
     """
-    if isinstance(start, bool) or isinstance(stop, bool) or isinstance(step, bool):
-        raise InvalidInput(f"sweep axis {name!r}: from, to and step must be numbers")
+    for what, v in (("from", start), ("to", stop), ("step", step)):
+        _finite_number(name, v, what)
     lo, hi, inc = _decimal(start), _decimal(stop), _decimal(step)
     if inc <= 0:
         raise InvalidInput(f"sweep axis {name!r}: step must be positive, got {step}")
     if hi < lo:
         raise InvalidInput(f"sweep axis {name!r}: 'to' ({stop}) is below 'from' ({start})")
-    count = int((hi - lo) / inc) + 1
-    if count > MAX_AXIS_POINTS:
-        raise InvalidInput(f"sweep axis {name!r} has {count} points; at most {MAX_AXIS_POINTS}")
+    ratio = (hi - lo) / inc  # rounded to 28 digits: compared first so int() stays cheap and exact
+    if ratio >= MAX_AXIS_POINTS:
+        raise InvalidInput(
+            f"sweep axis {name!r} has {ratio + 1:.6g} points; at most {MAX_AXIS_POINTS}"
+        )
+    count = int(ratio) + 1
     integral = all(isinstance(v, int) for v in (start, stop, step))
     points = [lo + inc * i for i in range(count)]
     return [int(p) if integral else float(p) for p in points]
 
 
 def coerce(prop: PropertySpec, value: Any) -> Any:
-    """``value`` as the property's declared type, or a 400 naming the property."""
+    """``value`` as the property's declared type, or a 400 naming the property.
+
+    Integral types take whole numbers within the Java range of the type (so the engine never
+    meets a value it cannot inject), real types any finite number (``float`` within its range),
+    boolean only ``true``/``false``.
+
+    >>> coerce(PropertySpec("n", "", None, True, type="byte"), 127.0)
+    127
+    """
     kind = prop.type
+    if not isinstance(value, bool):
+        _finite_number(prop.name, value, "every value")
     if kind in INTEGRAL:
-        if isinstance(value, bool) or not float(value).is_integer():
-            raise InvalidInput(
-                f"sweep axis {prop.name!r}: {value!r} is not a whole number, but the property "
-                f"is declared as {kind}"
-            )
-        return int(value)
+        return _integral(prop, kind, value)
     if kind in REAL:
         if isinstance(value, bool):
             raise InvalidInput(
                 f"sweep axis {prop.name!r}: {value!r} is a boolean, but the property is "
                 f"declared as {kind}"
+            )
+        if kind in FLOAT32 and abs(value) > FLOAT32_MAX:
+            raise InvalidInput(
+                f"sweep axis {prop.name!r}: {value!r} is beyond the range of a Java float"
             )
         return float(value)
     if kind in BOOLEAN:
@@ -83,6 +110,23 @@ def coerce(prop: PropertySpec, value: Any) -> Any:
     if kind is not None and kind != "java.lang.String":
         raise InvalidInput(f"sweep axis {prop.name!r}: properties of type {kind} cannot be swept")
     return value
+
+
+def _integral(prop: PropertySpec, kind: str, value: Any) -> int:
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if isinstance(value, bool) or not whole:
+        raise InvalidInput(
+            f"sweep axis {prop.name!r}: {value!r} is not a whole number, but the property "
+            f"is declared as {kind}"
+        )
+    out = int(value)
+    bounds = INTEGRAL_RANGES[kind]
+    if bounds is not None and not bounds[0] <= out <= bounds[1]:
+        raise InvalidInput(
+            f"sweep axis {prop.name!r}: {out} is outside the range of {kind} "
+            f"[{bounds[0]}, {bounds[1]}]"
+        )
+    return out
 
 
 def resolve_axes(
@@ -110,9 +154,11 @@ def resolve_axes(
         else:
             raw = range_values(name, axis["from"], axis["to"], axis["step"])
         values: list[Any] = []
+        seen: set[tuple[bool, Any]] = set()
         for v in raw:
             c = coerce(prop, v)
-            if c not in values:
+            if (isinstance(c, bool), c) not in seen:  # True == 1 in Python; not here
+                seen.add((isinstance(c, bool), c))
                 values.append(c)
         out.append({"name": name, "values": values})
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from backtestd.domain.sweeps import Objective
 
@@ -59,3 +60,16 @@ def plateau_scores(
         scores.append(worse([v, *found]))
         counts.append(len(found))
     return scores, counts
+
+
+def value_positions(values: Sequence[Any]) -> dict[tuple[bool, Any], int]:
+    """Each lattice value's position in ascending value order (``false`` before ``true``).
+
+    Plateau neighbours are adjacent *values*, whatever order a ``values`` list was given in:
+    ``[10, 50, 20]`` makes 20 the neighbour of both 10 and 50.
+
+    >>> value_positions([10, 50, 20])
+    {(False, 10): 0, (False, 20): 1, (False, 50): 2}
+    """
+    keys = sorted({(type(v) is bool, v) for v in values})
+    return {k: i for i, k in enumerate(keys)}

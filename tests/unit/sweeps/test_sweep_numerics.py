@@ -17,11 +17,12 @@ from backtestd.engine.metrics import daily_returns
 from backtestd.errors import InvalidInput
 from backtestd.sweeps.axes import range_values, resolve_axes
 from backtestd.sweeps.plan import expand_vectors, retained_count
-from backtestd.sweeps.ranking import plateau_scores, rank_order
+from backtestd.sweeps.ranking import plateau_scores, rank_order, value_positions
 from backtestd.sweeps.sensitivity import sensitivity
 from backtestd.sweeps.statistics import (
     deflated_sharpe_ratios,
     expected_max_sharpe,
+    probabilistic_sharpe,
     probability_of_overfitting,
 )
 from backtestd.sweeps.walkforward import fold_windows
@@ -89,6 +90,69 @@ def test_coercion_dedupes_equal_values_and_keeps_request_order() -> None:
         {"name": "fast", "values": [5, 10]},
         {"name": "scale", "values": [1.0, 2.0]},
     ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "fragment"),
+    [
+        ("int", 3_000_000_000, "outside the range of int"),
+        ("java.lang.Integer", -(2**31) - 1, "outside the range of java.lang.Integer"),
+        ("byte", 128, "outside the range of byte"),
+        ("short", 40_000.0, "outside the range of short"),
+        ("long", 2**63, "outside the range of long"),
+        ("int", 10**400, "outside the range of int"),  # float(10**400) would overflow: a 500
+        ("double", float("nan"), "must be finite"),
+        ("double", float("inf"), "must be finite"),
+        ("float", 1e39, "beyond the range of a Java float"),
+        ("int", "7", "must be a number"),
+    ],
+)
+def test_values_outside_the_java_type_are_a_400_naming_the_property(
+    kind: str, value: Any, fragment: str
+) -> None:
+    with pytest.raises(InvalidInput, match=f"'p'.*{fragment}"):
+        resolve_axes({"p": {"values": [value]}}, (prop("p", kind),))
+
+
+def test_boxed_byte_and_big_integer_properties_can_be_swept() -> None:
+    declared = (prop("b", "java.lang.Byte"), prop("big", "java.math.BigInteger"))
+    got = resolve_axes({"b": {"values": [1.0, 2]}, "big": {"values": [10**30]}}, declared)
+    assert got == [{"name": "b", "values": [1, 2]}, {"name": "big", "values": [10**30]}]
+
+
+@pytest.mark.parametrize(
+    ("axis", "fragment"),
+    [
+        ({"from": 0, "to": float("inf"), "step": 1}, "to must be finite"),
+        ({"from": float("nan"), "to": 1, "step": 1}, "from must be finite"),
+        ({"from": 0, "to": 1, "step": True}, "step must be a number"),
+        ({"from": 0, "to": 1e300, "step": 1e-300}, "at most 100000"),
+    ],
+)
+def test_degenerate_ranges_are_a_400_not_a_crash(axis: dict[str, Any], fragment: str) -> None:
+    with pytest.raises(InvalidInput, match=fragment):
+        resolve_axes({"x": axis}, (prop("x", "double"),))
+
+
+def test_untyped_values_keep_true_apart_from_one() -> None:
+    got = resolve_axes({"x": {"values": [1, True, 1.0, False, 0]}}, (prop("x", None),))
+    assert got == [{"name": "x", "values": [1, True, False, 0]}]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(-1000, 1000),
+    st.integers(1, 500),
+    st.integers(0, 60),
+    st.sampled_from([1, 10, 1000]),
+)
+def test_ranges_equal_the_exact_rational_lattice(
+    start: int, step: int, count: int, scale: int
+) -> None:
+    from fractions import Fraction
+
+    got = range_values("k", start / scale, (start + step * count) / scale, step / scale)
+    assert got == [float(Fraction(start + step * i, scale)) for i in range(count + 1)]
 
 
 # -- samplers -----------------------------------------------------------------------------
@@ -180,6 +244,17 @@ def test_plateau_matches_a_brute_force_neighbourhood(rows: int, cols: int, data:
             assert score is None
 
 
+def test_plateau_neighbours_follow_value_order_not_list_order() -> None:
+    listed = [10, 50, 20]  # as submitted: {"values": [10, 50, 20]}
+    pos = value_positions(listed)
+    coords = [(pos[(False, v)],) for v in listed]
+    scores, counts = plateau_scores([1.0, 9.0, 5.0], coords, (3,), Objective.SHARPE)
+    # 20 sits between 10 and 50; 10 and 50 are not neighbours of each other.
+    assert counts == [1, 1, 2]
+    assert scores == [1.0, 5.0, 1.0]
+    assert value_positions([True, False]) == {(True, False): 0, (True, True): 1}
+
+
 def test_maxdd_ranks_the_smallest_drawdown_first_and_aborted_last() -> None:
     assert rank_order([12.0, None, 3.0, 7.0], Objective.MAXDD) == [2, 3, 0, 1]
     scores, _ = plateau_scores([1.0, 5.0], [(0,), (1,)], (2,), Objective.MAXDD)
@@ -244,6 +319,18 @@ def test_deflated_sharpe_matches_the_written_out_formula() -> None:
     assert deflated_sharpe_ratios(returns) == pytest.approx(reference_dsr(returns), abs=1e-12)
 
 
+def test_dsr_reproduces_the_papers_worked_example() -> None:
+    # Bailey & Lopez de Prado (2014), numerical example: N = 100 trials, annualised variance of
+    # the trials' SRs 1/2, selected annualised SR 2.5, T = 1250 daily returns (250 a year),
+    # skewness -3, kurtosis 10: E[max SR] ~ 0.1132 per period (1.7894 annualised), DSR ~ 0.9004.
+    emax = expected_max_sharpe(0.5 / 250, 100)
+    assert emax == pytest.approx(0.1132, abs=5e-5)
+    assert emax * math.sqrt(250) == pytest.approx(1.7894, abs=5e-5)
+    dsr = probabilistic_sharpe(2.5 / math.sqrt(250), emax, 1250, -3.0, 10.0)
+    assert dsr == pytest.approx(0.9004, abs=5e-5)
+    assert probabilistic_sharpe(1.0, 0.0, 100, 5.0, 3.0) is None  # 1 - 5 + 0.5 <= 0
+
+
 def test_expected_max_sharpe_grows_with_trials() -> None:
     assert expected_max_sharpe(1.0, 10) < expected_max_sharpe(1.0, 1000)
     assert expected_max_sharpe(1.0, 1) == 0.0
@@ -305,3 +392,52 @@ def test_daily_returns_sample_each_utc_day_end() -> None:
     equity = 100.0 + np.arange(ts.size, dtype=np.float64)
     expected = [104 / 100 - 1, 108 / 104 - 1, 112 / 108 - 1]
     assert daily_returns(ts, equity).tolist() == pytest.approx(expected)
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+
+    from backtestd.sweeps import axes, plan, ranking, statistics, walkforward
+    from backtestd.sweeps import sensitivity as sensitivity_module
+
+    for module in (axes, plan, ranking, statistics, walkforward, sensitivity_module):
+        assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def exact_pbo(matrix: np.ndarray, splits: int, scale: int) -> float:
+    """CSCV in rational arithmetic (returns are multiples of 1/scale): ties are exact ties."""
+    from fractions import Fraction
+
+    periods, trials = matrix.shape
+    x = [[Fraction(round(float(v) * scale), scale) for v in row] for row in matrix]
+    block = [i * splits // periods for i in range(periods)]
+
+    def signed_sr2(rows: list[int], j: int) -> Fraction:  # sign(SR)·SR², monotone in SR
+        vals = [x[i][j] for i in rows]
+        mu = sum(vals, Fraction(0)) / len(vals)
+        var = sum(((v - mu) ** 2 for v in vals), Fraction(0)) / (len(vals) - 1)
+        return Fraction(0) if var == 0 else (1 if mu > 0 else -1) * mu * mu / var
+
+    overfit = total = 0
+    for chosen in itertools.combinations(range(splits), splits // 2):
+        ins = [i for i in range(periods) if block[i] in chosen]
+        oos = [i for i in range(periods) if block[i] not in chosen]
+        is_sr = [signed_sr2(ins, j) for j in range(trials)]
+        best = is_sr.index(max(is_sr))
+        oos_sr = [signed_sr2(oos, j) for j in range(trials)]
+        rank = 1 + sum(1 for j in range(trials) if oos_sr[j] < oos_sr[best])
+        omega = rank / (trials + 1)
+        overfit += math.log(omega / (1 - omega)) <= 0
+        total += 1
+    return overfit / total
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pbo_equals_an_exact_rational_cscv_when_returns_tie(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    m = np.round(rng.normal(0.0005, 0.01, size=(27, 4)), 2)  # coarse: many exact ties
+    m[:, 3] = m[:, 2][::-1]  # same returns in another order: equal Sharpe over the whole run
+    got = probability_of_overfitting(m)
+    assert got is not None
+    assert got[1] == 12
+    assert got[0] == exact_pbo(m, 12, 100)
