@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.engine.kernel_metrics import daily_equity, equity_stats
 from backtestd.engine.portfolio import PortfolioResult
 
 F64 = npt.NDArray[np.float64]
@@ -62,6 +63,16 @@ def simple_returns(equity: F64) -> F64:
     with np.errstate(over="ignore", invalid="ignore"):
         np.divide(equity[1:] - prev, prev, out=out, where=prev > 0)
     return out
+
+
+def daily_returns(equity: F64, grid_ts: npt.NDArray[np.int64]) -> F64:
+    """Simple returns of the equity sampled once a day from ``from`` (see ``docs/metrics.md``).
+
+    >>> grid = np.arange(0, 3 * DAY_MS + 1, DAY_MS // 2, dtype=np.int64)
+    >>> daily_returns(np.array([100.0, 1, 110, 1, 99, 1, 99]), grid).round(12).tolist()
+    [0.1, -0.1, 0.0]
+    """
+    return simple_returns(daily_equity(equity, grid_ts, DAY_MS))
 
 
 def _finite(value: float) -> float:
@@ -175,16 +186,14 @@ def compute_metrics(result: PortfolioResult) -> Metrics:
     """
     initial = result.config.initial_funding
     pnl_total = result.final_equity - initial
-    returns = simple_returns(result.equity)
-    periods = periods_per_year(result.grid_step_ms)
-    dd_abs, dd_pct = max_drawdown(result.equity)
+    sharpe, sortino, dd_abs, dd_pct = equity_stats(result.equity, result.equity_ts, DAY_MS)
     return Metrics(
         pnl_total=_finite(pnl_total),
         pnl_total_percent=_finite(pnl_total / initial * 100.0),
         total_trades=result.trades.count,
         win_rate=win_rate(result.trades.pnl),
-        sharpe_ratio=sharpe_ratio(returns, periods),
-        sortino_ratio=sortino_ratio(returns, periods),
+        sharpe_ratio=sharpe,
+        sortino_ratio=sortino,
         cagr=cagr(initial, result.final_equity, result.to_ms - result.from_ms),
         max_drawdown=dd_abs,
         max_drawdown_percent=dd_pct,
