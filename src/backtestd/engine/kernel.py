@@ -269,7 +269,7 @@ def run_kernel(
             hi += 1
         _take_profit(st, si, done, hi, m_ts, m_px, gain, fees_cfg, tf, ti, book_ts, book_f)
         done = hi
-        side = np.int64(s_side[i])
+        side = int(s_side[i])
         price = s_px[i]
         if si[0] == 0:
             if side == pos_side:

@@ -1,4 +1,9 @@
-"""Turn a strategy's buy and sell signals into trades and a marked-to-market equity series.
+"""The pre-compilation Python portfolio loop, kept as the oracle of the compiled kernel.
+
+This is the loop ``execute`` ran before ``engine/kernel.py``; ``test_kernel.py`` holds the
+kernel to its results bit for bit. The original module text follows.
+
+Turn a strategy's buy and sell signals into trades and a marked-to-market equity series.
 
 The strategy only says *buy* or *sell* at a price. Everything else is decided here: the
 position size, the fees, what a repeated signal does in each execution mode, the take-profit
@@ -14,15 +19,12 @@ a position's last fill can trigger its take-profit.
 
 from __future__ import annotations
 
-import enum
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from backtestd.engine.fills import (
-    FeeLeg,
     buy_base,
     buy_with_quote,
     fee_in_base,
@@ -30,6 +32,7 @@ from backtestd.engine.fills import (
     sell_short,
 )
 from backtestd.engine.mark_to_market import BookHistory, equity_on_grid, grid_timestamps
+from backtestd.engine.portfolio import ExitReason, PortfolioConfig, PortfolioResult, Trades
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -37,115 +40,6 @@ I8 = npt.NDArray[np.int8]
 
 BUY = 1
 SELL = -1
-
-
-class ExecutionMode(enum.StrEnum):
-    """``ExecutionMode`` of the strategy API (``getExecutionMode`` / ``setExecutionMode``)."""
-
-    LONG = "LONG"
-    SHORT = "SHORT"
-    LONG_MULTI = "LONG_MULTI"
-
-
-class ExitReason(enum.IntEnum):
-    """Why a trade closed."""
-
-    SIGNAL = 0
-    TAKE_PROFIT = 1
-    END = 2
-
-
-@dataclass(frozen=True)
-class PortfolioConfig:
-    """How signals become positions. Strings are accepted for the two enums.
-
-    ``percent_amount_to_lock`` is ``None`` (each entry uses the whole free cash) or a percent
-    in (0, 100] of the free cash at the time of the entry. ``percent_gain`` is ``None`` or the
-    take-profit distance in percent. ``multi_entry`` lets an open position take more entries.
-    ``LONG_MULTI`` always allows more entries.
-    """
-
-    initial_funding: float = 100.0
-    buy_fee_rate: float = 0.001
-    sell_fee_rate: float = 0.001
-    fee_leg: FeeLeg = FeeLeg.RECEIVED
-    percent_amount_to_lock: float | None = None
-    mode: ExecutionMode = ExecutionMode.LONG
-    percent_gain: float | None = None
-    multi_entry: bool = False
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "fee_leg", FeeLeg(self.fee_leg))
-        object.__setattr__(self, "mode", ExecutionMode(self.mode))
-        if not (math.isfinite(self.initial_funding) and self.initial_funding > 0):
-            raise ValueError("initial_funding must be a positive finite number")
-        for name in ("buy_fee_rate", "sell_fee_rate"):
-            rate = getattr(self, name)
-            if not (math.isfinite(rate) and 0.0 <= rate < 1.0):
-                raise ValueError(f"{name} must be in [0, 1)")
-        pct = self.percent_amount_to_lock
-        if pct is not None and not (math.isfinite(pct) and 0.0 < pct <= 100.0):
-            raise ValueError("percent_amount_to_lock must be in (0, 100]")
-        gain = self.percent_gain
-        if gain is not None and not (math.isfinite(gain) and gain > 0.0):
-            raise ValueError("percent_gain must be a positive finite number")
-
-    @property
-    def allows_multi_entry(self) -> bool:
-        """Whether an open position takes further entries."""
-        return self.multi_entry or self.mode is ExecutionMode.LONG_MULTI
-
-    @property
-    def position_side(self) -> int:
-        """+1 when entries are longs, -1 when they are shorts."""
-        return SELL if self.mode is ExecutionMode.SHORT else BUY
-
-
-@dataclass(frozen=True)
-class Trades:
-    """Closed round trips, one row per close of the whole position, in closing order.
-
-    ``entry_ts`` is the first entry. ``entry_price`` is the quantity-weighted mean fill
-    price of the entries. ``qty`` is the base quantity held (long) or owed (short) at the
-    close. ``fees`` are entry fees plus the exit fee, in quote. ``pnl`` is the net quote
-    result after fees. ``equity_after`` is the account's cash right after the close.
-    """
-
-    entry_ts: I64
-    entry_price: F64
-    exit_ts: I64
-    exit_price: F64
-    qty: F64
-    side: I8
-    entries: I64
-    fees: F64
-    pnl: F64
-    exit_reason: I8
-    equity_after: F64
-
-    @property
-    def count(self) -> int:
-        return int(self.pnl.shape[0])
-
-
-@dataclass(frozen=True)
-class PortfolioResult:
-    """Outcome of :func:`simulate`.
-
-    ``equity_ts``/``equity`` hold the equity marked to market on the regular grid that the
-    metrics use. The first point is ``from_ms`` with the initial funding and the last point is
-    ``to_ms`` with ``final_equity``.
-    """
-
-    config: PortfolioConfig
-    from_ms: int
-    to_ms: int
-    grid_step_ms: int
-    trades: Trades
-    equity_ts: I64
-    equity: F64
-    final_equity: float
-    ignored_signals: int
 
 
 @dataclass
