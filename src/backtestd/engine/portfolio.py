@@ -178,6 +178,31 @@ def kernel_mode(cfg: PortfolioConfig) -> I64:
     return np.array([cfg.position_side, int(cfg.allows_multi_entry)], dtype=np.int64)
 
 
+def trigger_prices(sig_ts: I64, sig_price: F64, px_ts: I64, px: F64) -> F64:
+    """Fill prices for ticker signals: the price of the tick that triggered each signal.
+
+    On the ticker path a window fires when the first tick after its period arrives, before
+    that tick updates any indicator, and the signal is stamped with that tick's time. The
+    price a strategy passes is then the last price of the closed period, often seconds old.
+    Filling there would trade in the past (flattering momentum strategies), so a signal
+    whose timestamp is a tick's is filled at the first tick of that millisecond; a signal
+    with no tick at its millisecond keeps its own price (see ``docs/metrics.md``).
+
+    >>> trigger_prices(
+    ...     np.array([10, 25]), np.array([1.0, 2.0]), np.array([5, 10, 10, 30]),
+    ...     np.array([0.5, 1.5, 1.6, 3.0]),
+    ... ).tolist()
+    [1.5, 2.0]
+    """
+    at = np.searchsorted(px_ts, sig_ts, side="left")
+    inside = at < px_ts.shape[0]
+    hit = np.zeros(sig_ts.shape, dtype=np.bool_)
+    hit[inside] = px_ts[at[inside]] == sig_ts[inside]
+    out = np.asarray(sig_price, dtype=np.float64).copy()
+    out[hit] = px[at[hit]]
+    return out
+
+
 def _check_series(ts: I64, values: F64, what: str) -> None:
     if ts.ndim != 1 or values.shape != ts.shape:
         raise ValueError(f"{what}: timestamps and prices must be 1-d arrays of one length")

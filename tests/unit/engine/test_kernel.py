@@ -29,7 +29,13 @@ from backtestd.engine.metrics import (
     sortino_ratio,
     sweep_row_fields,
 )
-from backtestd.engine.portfolio import ExecutionMode, PortfolioConfig, PortfolioResult, simulate
+from backtestd.engine.portfolio import (
+    ExecutionMode,
+    PortfolioConfig,
+    PortfolioResult,
+    simulate,
+    trigger_prices,
+)
 
 prices = st.sampled_from([8.0, 9.5, 10.0, 10.1, 11.0, 12.5, 13.0, 0.37, 1234.5])
 
@@ -187,3 +193,33 @@ def test_a_run_without_trades_has_a_complete_zero_record() -> None:
     }  # fmt: skip
     assert m.max_drawdown == 0.0
     assert result_fields(m) == {}  # execute carries yield metrics only after a trade
+
+
+def test_ticker_signals_fill_at_the_triggering_tick_not_the_stale_close() -> None:
+    """A rising market: the window of [0, 60 s) closes at 100.0 but the next tick, which
+    emits the buy, comes 6 s later at 103.0; the exit window is emitted at 121 s at 101.0
+    after closing at 110.0. The stale fills would show a 10 % gain the market never gave."""
+    px_ts = np.array([0, 59_000, 65_000, 119_000, 121_000], dtype=np.int64)
+    px = np.array([99.0, 100.0, 103.0, 110.0, 101.0])
+    sig_ts = np.array([65_000, 121_000], dtype=np.int64)
+    stale = np.array([100.0, 110.0])  # the watched price at each closed window
+    sides = np.array([1, -1], dtype=np.int8)
+    fill = trigger_prices(sig_ts, stale, px_ts, px)
+    assert fill.tolist() == [103.0, 101.0]
+    span = {"from_ms": 0, "to_ms": 180_000, "grid_step_ms": 60_000}
+    no_fee = PortfolioConfig(buy_fee_rate=0.0, sell_fee_rate=0.0)
+    at_stale = simulate(sig_ts, sides, stale, px_ts, px, **span, config=no_fee)
+    at_tick = simulate(sig_ts, sides, fill, px_ts, px, **span, config=no_fee)
+    assert at_stale.final_equity == pytest.approx(110.0)
+    assert at_tick.final_equity == pytest.approx(100.0 * 101.0 / 103.0)
+    assert at_tick.trades.entry_price.tolist() == [103.0]
+
+
+def test_trigger_prices_keep_the_signal_price_without_a_tick_at_its_millisecond() -> None:
+    got = trigger_prices(
+        np.array([1, 7, 9], dtype=np.int64),
+        np.array([1.0, 2.0, 3.0]),
+        np.array([1, 1, 8], dtype=np.int64),
+        np.array([5.0, 6.0, 7.0]),
+    )
+    assert got.tolist() == [5.0, 2.0, 3.0]  # the first tick of the millisecond wins

@@ -20,7 +20,7 @@ from backtestd.domain.marketdata import Instrument
 from backtestd.domain.timefmt import iso_z
 from backtestd.engine.equity_curve import OutMode, build_equity_curve, equity_points
 from backtestd.engine.metrics import compute_metrics, result_fields
-from backtestd.engine.portfolio import PortfolioConfig, simulate
+from backtestd.engine.portfolio import PortfolioConfig, simulate, trigger_prices
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.progress import JobProgress
 from backtestd.storage.db.repositories.strategies import StrategyRepository
@@ -161,10 +161,14 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
     to_ms = int(datetime.fromisoformat(manifest["to"]).timestamp() * 1000)
     px_ts, px = _marks(paths, feed)
     grid = int(manifest["cadenceMs"]) if feed is FeedKind.KLINE else TICKER_GRID_MS
+    sig_ts, sig_px = run.signal_ts[trading], run.signal_price[trading]
+    if feed is FeedKind.TICKER:
+        # A window close is emitted at the next tick: fill at that tick, not at the stale close.
+        sig_px = trigger_prices(sig_ts, sig_px, px_ts, px)
     portfolio = simulate(
-        run.signal_ts[trading],
+        sig_ts,
         run.signal_side[trading],
-        run.signal_price[trading],
+        sig_px,
         px_ts,
         px,
         from_ms=from_ms,
