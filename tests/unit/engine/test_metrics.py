@@ -178,7 +178,7 @@ def test_compute_metrics_on_a_hand_worked_run() -> None:
     assert m.cagr == pytest.approx(1.17612 ** (365 / 5) - 1, rel=1e-12)
 
 
-def test_a_run_shorter_than_two_days_has_zero_sharpe() -> None:
+def test_a_run_of_at_most_one_day_has_zero_sharpe() -> None:
     """One daily return (or none) has no dispersion: Sharpe and Sortino are 0.0."""
     ts = np.array([0, 1_000, 2_000, 3_000, 4_000], dtype=np.int64)
     result = simulate(
