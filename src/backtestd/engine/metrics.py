@@ -3,8 +3,11 @@
 Every kernel returns a finite float. JSON cannot carry NaN or infinity, and a sweep has to
 rank every row, so each degenerate case has a defined value (a flat equity gives a Sharpe of
 0.0, for example). The formulas and their edge cases are in ``docs/metrics.md``. Risk metrics
-(Sharpe, Sortino, drawdown) use the equity marked to market on the regular grid, so a losing
-position that is still open counts. Trade metrics use the closed round trips.
+use the equity marked to market on the regular grid, so a losing position that is still open
+counts: the drawdown on every grid point, Sharpe and Sortino on the daily equity sampled from
+it (annualised with sqrt(365), so the prepared cadence does not change them). Trade metrics use
+the closed round trips. :func:`compute_metrics` runs the compiled ``kernel_metrics``; the numpy
+functions here are the readable formulas it is tested against.
 """
 
 from __future__ import annotations
