@@ -15,7 +15,10 @@ All three frameworks run the same strategy on the same prices in one process run
   above 0, sell when it crosses below) is compiled with ``EnginePool.compile`` and run with
   ``EnginePool.run``; then ``simulate`` (LONG, fee 0.001, grid 1 s) and ``compute_metrics``,
   as the ``execute`` job does. One cold run warms the JVM; the warm figures are best and
-  median of ``--repeat`` runs.
+  median of ``--repeat`` runs. ``simulate``/``compute_metrics`` are the compiled numba kernels
+  (``engine/kernel.py``); the cold run also pays their one-off cache load (about 1 s, or the
+  JIT compile when the cache is empty), so the warm "portfolio + metrics" line is the
+  per-execute cost.
 * **vectorbt.** The same EMAs of the same close array, ``crossed_above``/``crossed_below``,
   ``Portfolio.from_signals(fees=0.001, init_cash=100, freq='1s')`` and ``stats()``. One run
   compiles numba; best and median of ``--repeat`` runs.

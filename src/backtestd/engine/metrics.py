@@ -3,8 +3,11 @@
 Every kernel returns a finite float. JSON cannot carry NaN or infinity, and a sweep has to
 rank every row, so each degenerate case has a defined value (a flat equity gives a Sharpe of
 0.0, for example). The formulas and their edge cases are in ``docs/metrics.md``. Risk metrics
-(Sharpe, Sortino, drawdown) use the equity marked to market on the regular grid, so a losing
-position that is still open counts. Trade metrics use the closed round trips.
+use the equity marked to market on the regular grid, so a losing position that is still open
+counts: the drawdown on every grid point, Sharpe and Sortino on the daily equity sampled from
+it (annualised with sqrt(365), so the prepared cadence does not change them). Trade metrics use
+the closed round trips. :func:`compute_metrics` runs the compiled ``kernel_metrics``; the numpy
+functions here are the readable formulas it is tested against.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.engine.kernel_metrics import daily_equity, equity_stats
 from backtestd.engine.portfolio import PortfolioResult
 
 F64 = npt.NDArray[np.float64]
@@ -64,31 +68,14 @@ def simple_returns(equity: F64) -> F64:
     return out
 
 
-def daily_equity(equity_ts: npt.NDArray[np.int64], equity: F64) -> F64:
-    """The equity at the run start and at every UTC day end after it (the last point closes a
-    partial last day): the series Sharpe, Sortino, DSR and PBO are computed from.
+def daily_returns(equity: F64, grid_ts: npt.NDArray[np.int64]) -> F64:
+    """Simple returns of the equity sampled once a day from ``from`` (see ``docs/metrics.md``).
 
-    >>> ts = np.array([0, 43_200_000, 86_400_000, 172_800_000], dtype=np.int64)
-    >>> daily_equity(ts, np.array([100.0, 105.0, 110.0, 99.0])).tolist()
-    [100.0, 110.0, 99.0]
+    >>> grid = np.arange(0, 3 * DAY_MS + 1, DAY_MS // 2, dtype=np.int64)
+    >>> daily_returns(np.array([100.0, 1, 110, 1, 99, 1, 99]), grid).round(12).tolist()
+    [0.1, -0.1, 0.0]
     """
-    if equity_ts.shape[0] < 2:
-        return np.asarray(equity, dtype=np.float64).copy()
-    first_day = int(equity_ts[0]) // DAY_MS
-    last_day = -(-int(equity_ts[-1]) // DAY_MS)
-    ends = np.arange(first_day + 1, last_day + 1, dtype=np.int64) * DAY_MS
-    idx = np.searchsorted(equity_ts, ends, side="right") - 1
-    return np.concatenate(([equity[0]], equity[np.clip(idx, 0, None)])).astype(np.float64)
-
-
-def daily_returns(equity_ts: npt.NDArray[np.int64], equity: F64) -> F64:
-    """Simple returns between consecutive entries of :func:`daily_equity`.
-
-    >>> ts = np.array([0, 86_400_000, 172_800_000], dtype=np.int64)
-    >>> daily_returns(ts, np.array([100.0, 110.0, 99.0])).round(12).tolist()
-    [0.1, -0.1]
-    """
-    return simple_returns(daily_equity(equity_ts, equity))
+    return simple_returns(daily_equity(equity, grid_ts, DAY_MS))
 
 
 def _finite(value: float) -> float:
@@ -202,18 +189,14 @@ def compute_metrics(result: PortfolioResult) -> Metrics:
     """
     initial = result.config.initial_funding
     pnl_total = result.final_equity - initial
-    # Daily returns, whatever the grid: the same strategy over the same days scores the same
-    # Sharpe whether it was prepared at 1m or 1h (docs/metrics.md).
-    returns = daily_returns(result.equity_ts, result.equity)
-    periods = float(YEAR_DAYS)
-    dd_abs, dd_pct = max_drawdown(result.equity)
+    sharpe, sortino, dd_abs, dd_pct = equity_stats(result.equity, result.equity_ts, DAY_MS)
     return Metrics(
         pnl_total=_finite(pnl_total),
         pnl_total_percent=_finite(pnl_total / initial * 100.0),
         total_trades=result.trades.count,
         win_rate=win_rate(result.trades.pnl),
-        sharpe_ratio=sharpe_ratio(returns, periods),
-        sortino_ratio=sortino_ratio(returns, periods),
+        sharpe_ratio=sharpe,
+        sortino_ratio=sortino,
         cagr=cagr(initial, result.final_equity, result.to_ms - result.from_ms),
         max_drawdown=dd_abs,
         max_drawdown_percent=dd_pct,

@@ -16,20 +16,27 @@ from __future__ import annotations
 
 import enum
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from backtestd.engine.fills import (
-    FeeLeg,
-    buy_base,
-    buy_with_quote,
-    fee_in_base,
-    sell_base,
-    sell_short,
+from backtestd.engine.fills import FeeLeg, fee_in_base
+from backtestd.engine.kernel import (
+    T_ENTRIES,
+    T_ENTRY_PRICE,
+    T_ENTRY_TS,
+    T_EQUITY_AFTER,
+    T_EXIT_PRICE,
+    T_EXIT_TS,
+    T_FEES,
+    T_PNL,
+    T_QTY,
+    T_REASON,
+    T_SIDE,
+    run_kernel,
 )
-from backtestd.engine.mark_to_market import BookHistory, equity_on_grid, grid_timestamps
+from backtestd.engine.mark_to_market import grid_timestamps
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -148,150 +155,52 @@ class PortfolioResult:
     ignored_signals: int
 
 
-@dataclass
-class _Position:
-    side: int
-    locked: float = 0.0  # quote taken from free cash, the cost basis of the pnl
-    cash: float = 0.0  # quote held inside the position (a short's collateral plus proceeds)
-    units: float = 0.0  # base held (long) or owed (short), always >= 0
-    fees: float = 0.0
-    entry_ts: int = 0
-    notional: float = 0.0  # sum of entry notionals, for the mean entry price
-    gross_qty: float = 0.0  # sum of entry notional / price
-    first_price: float = 0.0
-    entries: int = 0
-
-    @property
-    def entry_price(self) -> float:
-        # A single entry reports its own price exactly, not notional / (notional / price).
-        return self.first_price if self.entries == 1 else self.notional / self.gross_qty
-
-
-@dataclass
-class _Simulator:
-    config: PortfolioConfig
-    marks_ts: I64
-    marks_px: F64
-    free: float = 0.0
-    position: _Position | None = None
-    ignored: int = 0
-    book: BookHistory = field(default_factory=BookHistory)
-    rows: list[tuple[int, float, int, float, float, int, int, float, float, int, float]] = field(
-        default_factory=list
+def kernel_config(cfg: PortfolioConfig) -> F64:
+    """The float parameters of :func:`run_kernel` for one configuration (nan = not set)."""
+    pct = cfg.percent_amount_to_lock
+    gain = cfg.percent_gain
+    return np.array(
+        [
+            cfg.initial_funding,
+            cfg.buy_fee_rate,
+            cfg.sell_fee_rate,
+            float(fee_in_base(cfg.fee_leg, is_buy=True)),
+            float(fee_in_base(cfg.fee_leg, is_buy=False)),
+            math.nan if pct is None else pct,
+            math.nan if gain is None else gain,
+        ],
+        dtype=np.float64,
     )
 
-    def __post_init__(self) -> None:
-        self.free = self.config.initial_funding
 
-    def on_signal(self, ts: int, side: int, price: float) -> None:
-        cfg = self.config
-        pos = self.position
-        if pos is None:
-            if side == cfg.position_side:
-                self._enter(ts, side, price)
-            else:
-                self.ignored += 1
-        elif side == pos.side:
-            if cfg.allows_multi_entry:
-                self._enter(ts, side, price)
-            else:
-                self.ignored += 1
-        else:
-            self._close(ts, price, ExitReason.SIGNAL)
+def kernel_mode(cfg: PortfolioConfig) -> I64:
+    """The integer parameters of :func:`run_kernel`: position side and multi-entry."""
+    return np.array([cfg.position_side, int(cfg.allows_multi_entry)], dtype=np.int64)
 
-    def _enter(self, ts: int, side: int, price: float) -> None:
-        cfg = self.config
-        pct = cfg.percent_amount_to_lock
-        amount = self.free if pct is None else self.free * (pct / 100.0)
-        if not amount > 0.0:
-            self.ignored += 1
-            return
-        pos = self.position
-        if pos is None:
-            pos = self.position = _Position(side=side, entry_ts=ts, first_price=price)
-        if side == BUY:
-            base_fee = fee_in_base(cfg.fee_leg, is_buy=True)
-            units, fee = buy_with_quote(amount, price, cfg.buy_fee_rate, base_fee=base_fee)
-        else:
-            base_fee = fee_in_base(cfg.fee_leg, is_buy=False)
-            units, received, fee = sell_short(amount, price, cfg.sell_fee_rate, base_fee=base_fee)
-            pos.cash += amount + received
-        self.free -= amount
-        pos.locked += amount
-        pos.units += units
-        pos.fees += fee
-        pos.notional += amount
-        pos.gross_qty += amount / price
-        pos.entries += 1
-        self.book.record(ts, price, self.free + pos.cash, side * pos.units)
 
-    def _close(self, ts: int, price: float, reason: ExitReason) -> None:
-        cfg = self.config
-        pos = self.position
-        assert pos is not None
-        if pos.side == BUY:
-            base_fee = fee_in_base(cfg.fee_leg, is_buy=False)
-            received, fee = sell_base(pos.units, price, cfg.sell_fee_rate, base_fee=base_fee)
-            value = received
-        else:
-            base_fee = fee_in_base(cfg.fee_leg, is_buy=True)
-            paid, fee = buy_base(pos.units, price, cfg.buy_fee_rate, base_fee=base_fee)
-            value = pos.cash - paid
-        self.free += value
-        self.position = None
-        if reason is not ExitReason.END:
-            # The closing at the end belongs to the end of the run, not to the moment of the
-            # last price: the grid shows it only at its last instant, ``to``.
-            self.book.record(ts, price, self.free, 0.0)
-        self.rows.append(
-            (
-                pos.entry_ts,
-                pos.entry_price,
-                ts,
-                price,
-                pos.units,
-                pos.side,
-                pos.entries,
-                pos.fees + fee,
-                value - pos.locked,
-                int(reason),
-                self.free,
-            )
-        )
+def trigger_prices(sig_ts: I64, sig_price: F64, px_ts: I64, px: F64) -> F64:
+    """Fill prices for ticker signals: the price of the tick that triggered each signal.
 
-    def take_profit(self, lo: int, hi: int) -> None:
-        """Close the open position at the first mark in ``[lo, hi)`` beyond its target."""
-        pos = self.position
-        gain = self.config.percent_gain
-        if pos is None or gain is None or lo >= hi:
-            return
-        window = self.marks_px[lo:hi]
-        # entry * (100 + g) / 100 is exact for round figures: 10 * 1.1 is not 11.0 in floats.
-        if pos.side == BUY:
-            hit = window >= pos.entry_price * (100.0 + gain) / 100.0
-        else:
-            hit = window <= pos.entry_price * (100.0 - gain) / 100.0
-        k = int(np.argmax(hit))
-        if hit[k]:
-            self._close(int(self.marks_ts[lo + k]), float(window[k]), ExitReason.TAKE_PROFIT)
+    On the ticker path a window fires when the first tick after its period arrives, before
+    that tick updates any indicator, and the signal is stamped with that tick's time. The
+    price a strategy passes is then the last price of the closed period, often seconds old.
+    Filling there would trade in the past (flattering momentum strategies), so a signal
+    whose timestamp is a tick's is filled at the first tick of that millisecond; a signal
+    with no tick at its millisecond keeps its own price (see ``docs/metrics.md``).
 
-    def finish(self) -> None:
-        """Close a position still open at the last price observed in the run."""
-        if self.position is None:
-            return
-        last_ts, last_px = self.book.last_fill()
-        if self.marks_ts.shape[0] and int(self.marks_ts[-1]) > last_ts:
-            last_ts, last_px = int(self.marks_ts[-1]), float(self.marks_px[-1])
-        self._close(last_ts, last_px, ExitReason.END)
-
-    def trades(self) -> Trades:
-        cols = list(zip(*self.rows, strict=True)) if self.rows else [()] * 11
-        dtypes = (
-            np.int64, np.float64, np.int64, np.float64, np.float64, np.int8,
-            np.int64, np.float64, np.float64, np.int8, np.float64,
-        )  # fmt: skip
-        arrays = [np.array(c, dtype=d) for c, d in zip(cols, dtypes, strict=True)]
-        return Trades(*arrays)
+    >>> trigger_prices(
+    ...     np.array([10, 25]), np.array([1.0, 2.0]), np.array([5, 10, 10, 30]),
+    ...     np.array([0.5, 1.5, 1.6, 3.0]),
+    ... ).tolist()
+    [1.5, 2.0]
+    """
+    at = np.searchsorted(px_ts, sig_ts, side="left")
+    inside = at < px_ts.shape[0]
+    hit = np.zeros(sig_ts.shape, dtype=np.bool_)
+    hit[inside] = px_ts[at[inside]] == sig_ts[inside]
+    out = np.asarray(sig_price, dtype=np.float64).copy()
+    out[hit] = px[at[hit]]
+    return out
 
 
 def _check_series(ts: I64, values: F64, what: str) -> None:
@@ -357,30 +266,37 @@ def simulate(
     m_ts = np.ascontiguousarray(px_ts[marks], dtype=np.int64)
     m_px = np.ascontiguousarray(px[marks], dtype=np.float64)
     s_ts = np.asarray(sig_ts[sigs], dtype=np.int64)
-    # Marks at or before each signal's millisecond are handled before that signal.
-    mark_hi = np.searchsorted(m_ts, s_ts, side="right").tolist()
-
-    sim = _Simulator(cfg, m_ts, m_px)
-    done = 0
-    rows = zip(s_ts.tolist(), sig_side[sigs].tolist(), sig_price[sigs].tolist(), strict=True)
-    for (ts, side, price), hi in zip(rows, mark_hi, strict=True):
-        sim.take_profit(done, hi)
-        done = hi
-        sim.on_signal(ts, side, price)
-    sim.take_profit(done, int(m_ts.shape[0]))
-    sim.finish()
-
-    grid = grid_timestamps(from_ms, to_ms, grid_step_ms)
-    equity = equity_on_grid(grid, sim.book, m_ts, m_px, cfg.initial_funding)
-    equity[-1] = sim.free
+    tf, ti, n, equity, final_cash, ignored = run_kernel(
+        np.ascontiguousarray(s_ts),
+        np.ascontiguousarray(sig_side[sigs], dtype=np.int8),
+        np.ascontiguousarray(sig_price[sigs], dtype=np.float64),
+        m_ts,
+        m_px,
+        grid := grid_timestamps(from_ms, to_ms, grid_step_ms),
+        kernel_config(cfg),
+        kernel_mode(cfg),
+    )
+    trades = Trades(
+        entry_ts=ti[:n, T_ENTRY_TS].copy(),
+        entry_price=tf[:n, T_ENTRY_PRICE].copy(),
+        exit_ts=ti[:n, T_EXIT_TS].copy(),
+        exit_price=tf[:n, T_EXIT_PRICE].copy(),
+        qty=tf[:n, T_QTY].copy(),
+        side=ti[:n, T_SIDE].astype(np.int8),
+        entries=ti[:n, T_ENTRIES].copy(),
+        fees=tf[:n, T_FEES].copy(),
+        pnl=tf[:n, T_PNL].copy(),
+        exit_reason=ti[:n, T_REASON].astype(np.int8),
+        equity_after=tf[:n, T_EQUITY_AFTER].copy(),
+    )
     return PortfolioResult(
         config=cfg,
         from_ms=from_ms,
         to_ms=to_ms,
         grid_step_ms=grid_step_ms,
-        trades=sim.trades(),
+        trades=trades,
         equity_ts=grid,
         equity=equity,
-        final_equity=sim.free,
-        ignored_signals=sim.ignored,
+        final_equity=float(final_cash),
+        ignored_signals=int(ignored),
     )

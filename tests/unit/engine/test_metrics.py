@@ -152,9 +152,42 @@ def test_risk_ratios_are_always_finite(eq: list[float]) -> None:
 
 
 def test_compute_metrics_on_a_hand_worked_run() -> None:
+    # Daily marks, so the daily equity that Sharpe/Sortino use is the grid equity itself.
+    ts = np.array([0, 1, 2, 3, 4], dtype=np.int64) * DAY_MS
+    result = simulate(
+        ts[[1, 3]],
+        np.array([1, -1], dtype=np.int8),
+        np.array([10.0, 12.0]),
+        ts,
+        np.array([10.0, 10.0, 11.0, 12.0, 12.0]),
+        from_ms=0,
+        to_ms=5 * DAY_MS,
+        grid_step_ms=DAY_MS,
+        config=PortfolioConfig(buy_fee_rate=0.01, sell_fee_rate=0.01),
+    )
+    m = compute_metrics(result)
+    # equity grid (see test_portfolio): 100, 100, 99, 108.9, 117.612, 117.612
+    returns = [0.0, -0.01, 0.1, 0.08, 0.0]
+    downside = math.sqrt(0.01**2 / 5)
+    assert m.total_trades == 1
+    assert m.win_rate == 1.0
+    assert m.pnl_total == pytest.approx(17.612)
+    assert m.pnl_total_percent == pytest.approx(17.612)
+    assert m.max_drawdown == pytest.approx(1.0)
+    assert m.max_drawdown_percent == pytest.approx(1.0)
+    sharpe = statistics.mean(returns) / statistics.stdev(returns) * math.sqrt(365)
+    assert m.sharpe_ratio == pytest.approx(sharpe, rel=1e-12)
+    assert m.sortino_ratio == pytest.approx(
+        statistics.mean(returns) / downside * math.sqrt(365), rel=1e-12
+    )
+    assert m.cagr == pytest.approx(1.17612 ** (365 / 5) - 1, rel=1e-12)
+
+
+def test_a_run_of_at_most_one_day_has_zero_sharpe() -> None:
+    """One daily return (or none) has no dispersion: Sharpe and Sortino are 0.0."""
     ts = np.array([0, 1_000, 2_000, 3_000, 4_000], dtype=np.int64)
     result = simulate(
-        np.array([1_000, 3_000], dtype=np.int64),
+        ts[[1, 3]],
         np.array([1, -1], dtype=np.int8),
         np.array([10.0, 12.0]),
         ts,

@@ -386,12 +386,13 @@ def test_folds_tile_the_session_in_order(rows: int, folds: int, pct: int) -> Non
             assert nxt[0] == hi
 
 
-def test_daily_returns_sample_each_utc_day_end() -> None:
+def test_daily_returns_sample_each_day_from_the_start() -> None:
     day = 86_400_000
-    ts = np.arange(0, 3 * day + 1, day // 4, dtype=np.int64)
+    ts = np.arange(0, 3 * day, day // 4, dtype=np.int64)
     equity = 100.0 + np.arange(ts.size, dtype=np.float64)
-    expected = [104 / 100 - 1, 108 / 104 - 1, 112 / 108 - 1]
-    assert daily_returns(ts, equity).tolist() == pytest.approx(expected)
+    # days end at 1d and 2d (grid points 4 and 8), the last point closes the third day
+    expected = [104 / 100 - 1, 108 / 104 - 1, 111 / 108 - 1]
+    assert daily_returns(equity, ts).tolist() == pytest.approx(expected)
 
 
 def test_docstring_examples_run() -> None:

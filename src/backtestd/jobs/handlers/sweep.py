@@ -111,7 +111,7 @@ class _Shard:
             aborted=False,
             runtime_ms=_ms_since(started),
             daily_returns=tuple(
-                round(float(r), 15) for r in daily_returns(portfolio.equity_ts, portfolio.equity)
+                round(float(r), 15) for r in daily_returns(portfolio.equity, portfolio.equity_ts)
             ),
             curve=curve,
         )

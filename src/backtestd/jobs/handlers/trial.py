@@ -25,6 +25,7 @@ from backtestd.engine.portfolio import (
     PortfolioConfig,
     PortfolioResult,
     simulate,
+    trigger_prices,
 )
 from backtestd.jobs.context import WorkerContext
 from backtestd.storage.objects.keys import prepared_column_key, prepared_manifest_key
@@ -127,10 +128,14 @@ def evaluate(
     """Portfolio and metrics of one run over the whole session, or over rows ``[start, stop)``."""
     trading = run.signal_side != 0
     from_ms, to_ms = data.window_ms(rows)
+    sig_ts, sig_px = run.signal_ts[trading], run.signal_price[trading]
+    if data.feed is FeedKind.TICKER:
+        # A window close is emitted at the next tick: fill at that tick, not at the stale close.
+        sig_px = trigger_prices(sig_ts, sig_px, data.marks_ts, data.marks_px)
     portfolio = simulate(
-        run.signal_ts[trading],
+        sig_ts,
         run.signal_side[trading],
-        run.signal_price[trading],
+        sig_px,
         data.marks_ts,
         data.marks_px,
         from_ms=from_ms,
