@@ -162,3 +162,11 @@ def test_a_sweep_shows_its_leaderboard_and_heatmap(page: Page, server: LiveServe
     assert page.locator("#heatmap svg").get_attribute("data-cells") == "6"
     page.locator("#leaderboard tbody tr.clickable").first.click()
     page.wait_for_selector("#trial-chart svg")
+
+
+def test_the_api_docs_render_in_a_browser_without_internet(page: Page, server: LiveServer) -> None:
+    """Swagger UI (served by the service) renders the OpenAPI 3.1 document FastAPI writes."""
+    page.goto(server.base_url + "/docs")
+    page.wait_for_selector(".information-container .title", timeout=30_000)
+    assert "backtestd" in page.inner_text(".information-container .title")
+    assert page.locator(".opblock").count() > 20  # the operations are listed

@@ -1,15 +1,18 @@
 """The interactive API docs and the OpenAPI document, both served without internet access.
 
-Swagger UI's assets come from the ``swagger-ui-bundle`` package (they ship inside the wheel),
-so ``/v1/docs`` works on a machine with no route to a CDN. The OpenAPI document describes what
-the service answers: request validation errors are 400 ``ResponseError`` bodies, not FastAPI's
-default 422, and ``info.version`` is this project's version while the API description it
-implements is named in ``x-api-description-version``.
+Swagger UI's assets come from the ``swagger-ui-py`` package (Swagger UI 5, which renders the
+OpenAPI 3.1 documents FastAPI writes; only its ``static`` folder is used, the package itself is
+never imported), so ``/v1/docs`` works on a machine with no route to a CDN. The OpenAPI
+document describes what the service answers: request validation errors are 400
+``ResponseError`` bodies, not FastAPI's default 422, and ``info.version`` is this project's
+version while the API description it implements is named in ``x-api-description-version``.
 """
 
 from __future__ import annotations
 
+import importlib.util
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -17,10 +20,17 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
-from swagger_ui_bundle import swagger_ui_path
 
 API_DESCRIPTION_VERSION = "0.128.20"
 ERROR_SCHEMA = {"$ref": "#/components/schemas/ResponseError"}
+
+
+def swagger_ui_assets() -> Path:
+    """The Swagger UI static files shipped in the ``swagger-ui-py`` wheel."""
+    spec = importlib.util.find_spec("swagger_ui")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("swagger-ui-py is not installed; run 'make install'")
+    return Path(next(iter(spec.submodule_search_locations))) / "static"
 
 
 def project_version() -> str:
@@ -48,7 +58,7 @@ def _without_422(schema: dict[str, Any]) -> dict[str, Any]:
 
 def mount_api_docs(app: FastAPI, prefix: str) -> None:
     assets = f"{prefix}/docs-assets"
-    app.mount(assets, StaticFiles(directory=str(swagger_ui_path)), name="swagger-ui")
+    app.mount(assets, StaticFiles(directory=str(swagger_ui_assets())), name="swagger-ui")
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

@@ -22,19 +22,13 @@ def build_engine(url: str) -> Engine:
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
-            # pysqlite would not emit BEGIN before a SAVEPOINT, so a nested insert
-            # (``begin_nested``) was committed on RELEASE and survived the unit of work's
-            # rollback. Take transaction control from the driver and begin explicitly.
-            dbapi_conn.isolation_level = None
+            # No SAVEPOINTs anywhere (see storage/db/insert.py): pysqlite would commit one on
+            # release, outside the unit of work.
             cursor = dbapi_conn.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.close()
-
-        @event.listens_for(engine, "begin")
-        def _sqlite_begin(conn: Any) -> None:
-            conn.exec_driver_sql("BEGIN")
 
         return engine
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)

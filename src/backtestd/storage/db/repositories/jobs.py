@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.engine import RowMapping
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.storage.db.insert import insert_new
 from backtestd.storage.db.tables import jobs
 
 ACTIVE = [JobStatus.NEW.value, JobStatus.STARTED.value]
@@ -43,31 +43,28 @@ class JobRepository:
 
     def add(self, record: JobRecord) -> bool:
         """Insert a new job; False when the id already exists (an identical submission)."""
-        try:
-            with self._session.begin_nested():
-                self._session.execute(
-                    insert(jobs).values(
-                        job_id=record.job_id,
-                        user_id=record.user_id,
-                        kind=record.kind.value,
-                        exchange_id=record.exchange_id,
-                        data_type=record.data_type,
-                        spec=record.spec,
-                        status=record.status.value,
-                        status_detail=record.status_detail,
-                        size=record.size,
-                        completed=record.completed,
-                        created_at=record.created_at,
-                        start_time=None,
-                        end_time=None,
-                        result={},
-                        cancel_requested=False,
-                        attempts=0,
-                    )
-                )
-        except IntegrityError:
-            return False
-        return True
+        return insert_new(
+            self._session,
+            jobs,
+            {
+                "job_id": record.job_id,
+                "user_id": record.user_id,
+                "kind": record.kind.value,
+                "exchange_id": record.exchange_id,
+                "data_type": record.data_type,
+                "spec": record.spec,
+                "status": record.status.value,
+                "status_detail": record.status_detail,
+                "size": record.size,
+                "completed": record.completed,
+                "created_at": record.created_at,
+                "start_time": None,
+                "end_time": None,
+                "result": {},
+                "cancel_requested": False,
+                "attempts": 0,
+            },
+        )
 
     def get(self, job_id: str) -> JobRecord | None:
         row = self._session.execute(select(jobs).where(jobs.c.job_id == job_id)).mappings().first()

@@ -7,12 +7,12 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.engine import RowMapping
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from backtestd.domain.strategies import Notice, PropertySpec, StrategyRecord, Validation
+from backtestd.storage.db.insert import insert_new
 from backtestd.storage.db.tables import strategies
 
 
@@ -73,34 +73,28 @@ class StrategyRepository:
 
     def add(self, record: StrategyRecord) -> bool:
         """Insert; False when a concurrent registration already took this id."""
-        try:
-            with self._session.begin_nested():
-                self._insert(record)
-        except IntegrityError:
-            return False
-        return True
+        return insert_new(self._session, strategies, self._values(record))
 
-    def _insert(self, record: StrategyRecord) -> None:
-        self._session.execute(
-            insert(strategies).values(
-                strategy_id=record.strategy_id,
-                user_id=record.user_id,
-                language=record.language,
-                content_digest=record.content_digest,
-                generation=record.generation,
-                source=record.source,
-                main_class=record.main_class,
-                class_files=pack_class_files(record.class_files),
-                declared_properties=[asdict(p) for p in record.declared_properties],
-                required_sources=list(record.required_sources),
-                line_map=record.line_map,
-                compiled_at=record.compiled_at,
-                validation=record.validation.value,
-                validated_at=record.validated_at,
-                notices=_notices(record.notices),
-                detail=record.detail,
-                deleted_at=record.deleted_at,
-            )
+    @staticmethod
+    def _values(record: StrategyRecord) -> dict[str, Any]:
+        return dict(
+            strategy_id=record.strategy_id,
+            user_id=record.user_id,
+            language=record.language,
+            content_digest=record.content_digest,
+            generation=record.generation,
+            source=record.source,
+            main_class=record.main_class,
+            class_files=pack_class_files(record.class_files),
+            declared_properties=[asdict(p) for p in record.declared_properties],
+            required_sources=list(record.required_sources),
+            line_map=record.line_map,
+            compiled_at=record.compiled_at,
+            validation=record.validation.value,
+            validated_at=record.validated_at,
+            notices=_notices(record.notices),
+            detail=record.detail,
+            deleted_at=record.deleted_at,
         )
 
     def get(self, strategy_id: str) -> StrategyRecord | None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import Integer, func, insert, select, update
+from sqlalchemy import Integer, func, select, update
 from sqlalchemy.engine import RowMapping
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from backtestd.domain.sweeps import SweepRow
+from backtestd.storage.db.insert import insert_new
 from backtestd.storage.db.tables import sweep_rows
 from backtestd.storage.db.tables.base import UtcDateTime
 
@@ -36,26 +36,23 @@ class SweepRowRepository:
 
     def add(self, row: SweepRow, now: datetime) -> bool:
         """Store a row; False when that ``runIx`` is already stored (a retried shard)."""
-        try:
-            with self._session.begin_nested():
-                self._session.execute(
-                    insert(sweep_rows).values(
-                        sweep_id=row.sweep_id,
-                        run_ix=row.run_ix,
-                        params=row.params,
-                        metrics=row.metrics,
-                        aborted=row.aborted,
-                        error=row.error,
-                        runtime_ms=row.runtime_ms,
-                        daily_returns=list(row.daily_returns),
-                        curve=row.curve,
-                        fold=row.fold,
-                        created_at=now,
-                    )
-                )
-        except IntegrityError:
-            return False
-        return True
+        return insert_new(
+            self._session,
+            sweep_rows,
+            {
+                "sweep_id": row.sweep_id,
+                "run_ix": row.run_ix,
+                "params": row.params,
+                "metrics": row.metrics,
+                "aborted": row.aborted,
+                "error": row.error,
+                "runtime_ms": row.runtime_ms,
+                "daily_returns": list(row.daily_returns),
+                "curve": row.curve,
+                "fold": row.fold,
+                "created_at": now,
+            },
+        )
 
     def rows(self, sweep_id: str, with_returns: bool = False) -> list[SweepRow]:
         columns = [c for c in sweep_rows.c if with_returns or c.name != "daily_returns"]

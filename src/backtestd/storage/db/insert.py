@@ -1,0 +1,23 @@
+"""Insert-if-absent, without savepoints.
+
+Idempotent submissions (the same job or sweep row twice, a registration race) insert a row
+that may already exist. ``INSERT ... ON CONFLICT DO NOTHING`` answers that in one statement on
+SQLite and PostgreSQL alike, inside the caller's unit of work: no savepoint (pysqlite would
+commit a SAVEPOINT on release, outside the unit of work) and no exception to recover from.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Table
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+
+def insert_new(session: Session, table: Table, values: dict[str, Any]) -> bool:
+    """Insert ``values``; False (and nothing written) when a unique key already exists."""
+    dialect = session.get_bind().dialect.name
+    module = postgresql if dialect == "postgresql" else sqlite
+    statement = module.insert(table).values(**values).on_conflict_do_nothing()
+    return bool(getattr(session.execute(statement), "rowcount", 0))
