@@ -2,6 +2,7 @@
 
 from backtestd.storage.db.tables.api_keys import api_keys
 from backtestd.storage.db.tables.base import metadata
+from backtestd.storage.db.tables.datasets import dataset_uploads, dataset_versions, datasets
 from backtestd.storage.db.tables.jobs import jobs
 from backtestd.storage.db.tables.market import market_hours
 from backtestd.storage.db.tables.strategies import strategies
@@ -10,6 +11,9 @@ from backtestd.storage.db.tables.usage import storage_items
 
 __all__ = [
     "api_keys",
+    "dataset_uploads",
+    "dataset_versions",
+    "datasets",
     "jobs",
     "market_hours",
     "metadata",

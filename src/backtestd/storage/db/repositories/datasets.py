@@ -1,0 +1,247 @@
+"""SQL for user datasets, their immutable versions and their upload/import sessions.
+
+Every read takes the caller's ``user_id``: another user's ids are indistinguishable from unknown
+ones (404), and soft-deleted datasets are hidden unless asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.engine import RowMapping
+from sqlalchemy.orm import Session
+
+from backtestd.domain.datasets import (
+    DataFormat,
+    Dataset,
+    DatasetSession,
+    DatasetStatus,
+    DatasetType,
+    DatasetVersion,
+    SessionKind,
+    SessionStatus,
+    TimestampUnit,
+)
+from backtestd.storage.db.tables import dataset_uploads, dataset_versions, datasets
+
+
+def _dataset(row: RowMapping) -> Dataset:
+    return Dataset(
+        dataset_id=row["dataset_id"],
+        user_id=row["user_id"],
+        name=row["name"],
+        instrument=row["instrument"],
+        type=DatasetType(row["type"]),
+        status=DatasetStatus(row["status"]),
+        created_at=row["created_at"],
+        error=row["error"],
+        current_version_id=row["current_version_id"],
+        updated_at=row["updated_at"],
+        deleted_at=row["deleted_at"],
+    )
+
+
+def _dataset_values(record: Dataset) -> dict[str, Any]:
+    return {
+        "dataset_id": record.dataset_id,
+        "user_id": record.user_id,
+        "name": record.name,
+        "instrument": record.instrument,
+        "type": record.type.value,
+        "status": record.status.value,
+        "created_at": record.created_at,
+        "error": record.error,
+        "current_version_id": record.current_version_id,
+        "updated_at": record.updated_at,
+        "deleted_at": record.deleted_at,
+    }
+
+
+def _version(row: RowMapping) -> DatasetVersion:
+    return DatasetVersion(
+        version_id=row["version_id"],
+        dataset_id=row["dataset_id"],
+        user_id=row["user_id"],
+        object_key=row["object_key"],
+        data_format=DataFormat(row["data_format"]),
+        bytes=row["bytes"],
+        rows=row["rows"],
+        cadence=row["cadence"],
+        timestamp_unit=TimestampUnit(row["timestamp_unit"]),
+        gaps=row["gaps"],
+        largest_gap_steps=row["largest_gap_steps"],
+        data_from=row["data_from"],
+        data_to=row["data_to"],
+        columns=tuple(row["columns"]),
+        created_at=row["created_at"],
+    )
+
+
+def _session_record(row: RowMapping) -> DatasetSession:
+    return DatasetSession(
+        session_id=row["upload_id"],
+        dataset_id=row["dataset_id"],
+        user_id=row["user_id"],
+        kind=SessionKind(row["kind"]),
+        status=SessionStatus(row["status"]),
+        object_key=row["object_key"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        received_bytes=row["received_bytes"],
+        job_id=row["job_id"],
+        version_id=row["version_id"],
+        error=row["error"],
+    )
+
+
+def _session_values(record: DatasetSession, spec: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "upload_id": record.session_id,
+        "dataset_id": record.dataset_id,
+        "user_id": record.user_id,
+        "kind": record.kind.value,
+        "status": record.status.value,
+        "object_key": record.object_key,
+        "created_at": record.created_at,
+        "updated_at": record.updated_at,
+        "received_bytes": record.received_bytes,
+        "job_id": record.job_id,
+        "version_id": record.version_id,
+        "error": record.error,
+        "spec": spec,
+    }
+
+
+class DatasetRepository:
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    # datasets -----------------------------------------------------------------------------------
+    def add(self, record: Dataset) -> None:
+        self._session.execute(insert(datasets).values(**_dataset_values(record)))
+
+    def save(self, record: Dataset) -> None:
+        """Replace the stored row with ``record`` (records are frozen; callers build new ones)."""
+        values = _dataset_values(record)
+        self._session.execute(
+            update(datasets).where(datasets.c.dataset_id == record.dataset_id).values(**values)
+        )
+
+    def of(self, user_id: str, dataset_id: str, include_deleted: bool = False) -> Dataset | None:
+        query = select(datasets).where(
+            datasets.c.dataset_id == dataset_id, datasets.c.user_id == user_id
+        )
+        if not include_deleted:
+            query = query.where(datasets.c.deleted_at.is_(None))
+        row = self._session.execute(query).mappings().first()
+        return _dataset(row) if row else None
+
+    def active_named(self, user_id: str, name: str) -> Dataset | None:
+        row = (
+            self._session.execute(
+                select(datasets).where(
+                    datasets.c.user_id == user_id,
+                    datasets.c.name == name,
+                    datasets.c.deleted_at.is_(None),
+                )
+            )
+            .mappings()
+            .first()
+        )
+        return _dataset(row) if row else None
+
+    def list_of(self, user_id: str, include_deleted: bool) -> list[Dataset]:
+        """Most recently created first."""
+        query = select(datasets).where(datasets.c.user_id == user_id)
+        if not include_deleted:
+            query = query.where(datasets.c.deleted_at.is_(None))
+        query = query.order_by(datasets.c.created_at.desc(), datasets.c.dataset_id.desc())
+        return [_dataset(r) for r in self._session.execute(query).mappings()]
+
+    def count_active(self, user_id: str) -> int:
+        count = self._session.execute(
+            select(func.count()).where(
+                datasets.c.user_id == user_id, datasets.c.deleted_at.is_(None)
+            )
+        ).scalar_one()
+        return int(count)
+
+    # versions -----------------------------------------------------------------------------------
+    def add_version(self, version: DatasetVersion) -> None:
+        self._session.execute(
+            insert(dataset_versions).values(
+                version_id=version.version_id,
+                dataset_id=version.dataset_id,
+                user_id=version.user_id,
+                object_key=version.object_key,
+                data_format=version.data_format.value,
+                bytes=version.bytes,
+                rows=version.rows,
+                cadence=version.cadence,
+                timestamp_unit=version.timestamp_unit.value,
+                gaps=version.gaps,
+                largest_gap_steps=version.largest_gap_steps,
+                data_from=version.data_from,
+                data_to=version.data_to,
+                columns=list(version.columns),
+                created_at=version.created_at,
+            )
+        )
+
+    def version_of(self, user_id: str, version_id: str) -> DatasetVersion | None:
+        row = (
+            self._session.execute(
+                select(dataset_versions).where(
+                    dataset_versions.c.version_id == version_id,
+                    dataset_versions.c.user_id == user_id,
+                )
+            )
+            .mappings()
+            .first()
+        )
+        return _version(row) if row else None
+
+    # sessions -----------------------------------------------------------------------------------
+    def add_session(self, record: DatasetSession, spec: dict[str, Any] | None = None) -> None:
+        self._session.execute(insert(dataset_uploads).values(**_session_values(record, spec or {})))
+
+    def save_session(self, record: DatasetSession) -> None:
+        values = _session_values(record, {})
+        values.pop("spec")
+        self._session.execute(
+            update(dataset_uploads)
+            .where(dataset_uploads.c.upload_id == record.session_id)
+            .values(**values)
+        )
+
+    def session_of(self, user_id: str, dataset_id: str, session_id: str) -> DatasetSession | None:
+        row = (
+            self._session.execute(
+                select(dataset_uploads).where(
+                    dataset_uploads.c.upload_id == session_id,
+                    dataset_uploads.c.dataset_id == dataset_id,
+                    dataset_uploads.c.user_id == user_id,
+                )
+            )
+            .mappings()
+            .first()
+        )
+        return _session_record(row) if row else None
+
+    def open_upload_of(self, dataset_id: str) -> DatasetSession | None:
+        """The one not-yet-finalized upload session of a dataset, if any."""
+        row = (
+            self._session.execute(
+                select(dataset_uploads).where(
+                    dataset_uploads.c.dataset_id == dataset_id,
+                    dataset_uploads.c.kind == SessionKind.UPLOAD.value,
+                    dataset_uploads.c.status.in_(
+                        [SessionStatus.OPEN.value, SessionStatus.UPLOADING.value]
+                    ),
+                )
+            )
+            .mappings()
+            .first()
+        )
+        return _session_record(row) if row else None
