@@ -32,11 +32,25 @@ class Conflict(BacktestdError):
 
 
 class LimitExceeded(BacktestdError):
-    """A quota, rate or concurrency limit was reached; retrying later may succeed."""
+    """A quota, rate or concurrency limit was reached; retrying later may succeed.
+
+    ``retry_after`` (seconds), when known, becomes the ``Retry-After`` header of the 429.
+    """
+
+    def __init__(self, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class PayloadTooLarge(BacktestdError):
     """A request body exceeds its cap."""
+
+
+class StorageQuotaExceeded(PayloadTooLarge):
+    """Storing this would take the account over ``maxTotalStorageBytes`` (413, see limits.md).
+
+    Not a ``LimitExceeded``: waiting does not help, only deleting stored objects does.
+    """
 
 
 class Unauthenticated(BacktestdError):

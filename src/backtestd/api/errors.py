@@ -65,7 +65,11 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(BacktestdError)
     async def _domain(_: Request, exc: BacktestdError) -> JSONResponse:
-        return error_response(_status_for(exc), exc.message)
+        response = error_response(_status_for(exc), exc.message)
+        retry_after = getattr(exc, "retry_after", None)
+        if retry_after is not None:
+            response.headers["Retry-After"] = str(retry_after)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
