@@ -59,7 +59,10 @@ class Conflict(BacktestdError):
 
 
 class LimitExceeded(BacktestdError):
-    """A quota, rate or concurrency limit was reached; retrying later may succeed."""
+    """A quota, rate or concurrency limit was reached; retrying later may succeed.
+
+    ``retry_after`` (seconds), when known, becomes the ``Retry-After`` header of the 429.
+    """
 
     default_reason = "LIMIT_REACHED"
     default_retryable = True
@@ -98,8 +101,11 @@ class PayloadTooLarge(BacktestdError):
     default_reason = "PAYLOAD_TOO_LARGE"
 
 
-class StorageFull(PayloadTooLarge):
-    """Storing this would take the caller over ``maxTotalStorageBytes``; nothing was stored."""
+class StorageQuotaExceeded(PayloadTooLarge):
+    """Storing this would take the account over ``maxTotalStorageBytes`` (413, see limits.md).
+
+    Not a ``LimitExceeded``: waiting does not help, only deleting stored objects does.
+    """
 
     default_reason = "STORAGE_FULL"
 

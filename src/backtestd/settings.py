@@ -95,6 +95,9 @@ class Settings(BaseSettings):
     port: int = Field(default=8080, ge=1, le=65535)
     data_dir: Path = Path("./var")
     config_file: Path | None = None
+    # Origin clients reach this server at (signed file links are built from it, never from the
+    # request's Host header). Empty = the bound address, e.g. http://127.0.0.1:8080.
+    public_base_url: str = ""
 
     # Storage. Empty database_url = SQLite file in the data dir.
     database_url: str = ""
@@ -112,12 +115,18 @@ class Settings(BaseSettings):
     sim_enabled: bool = True
     sim_seed: int = 0
     sim_coverage_days: int = Field(default=365, ge=1, le=3650)
+    # Generated hours are a bounded LRU cache (docs/limits.md); ingested hours never count.
+    sim_cache_max_bytes: int = Field(default=1024 * MIB, ge=0)
+    # Anonymous downloads per client address and minute (token bucket); 0 = unlimited.
+    downloads_per_minute: int = Field(default=240, ge=0)
 
     # Strategy runtime.
     engine_hosts: int = Field(default=2, ge=1, le=64)
     engine_heap_mb: int = Field(default=512, ge=64)
     max_compiles_in_flight: int = Field(default=4, ge=1)
+    max_compiles_per_user: int = Field(default=2, ge=1)  # fairness: docs/limits.md
     validation_workers: int = Field(default=1, ge=1)
+    validation_cpu_limit_seconds: float = Field(default=10.0, gt=0)
     run_cpu_limit_seconds: float = Field(default=60.0, gt=0)
 
     # Jobs.
@@ -134,6 +143,16 @@ class Settings(BaseSettings):
     low_activity_rows: int = Field(default=60, ge=1)
 
     tiers: dict[str, TierLimits] = Field(default_factory=lambda: dict(DEFAULT_TIERS))
+
+    @field_validator("public_base_url")
+    @classmethod
+    def _check_public_base_url(cls, value: str) -> str:
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError(
+                f"public_base_url {value!r} must be an absolute http(s) URL, "
+                "e.g. https://backtest.example.com"
+            )
+        return value
 
     @field_validator("tiers", mode="before")
     @classmethod
@@ -171,6 +190,17 @@ class Settings(BaseSettings):
         if not at or ":" not in userinfo:
             return url
         return f"{scheme}{sep}{userinfo.split(':', 1)[0]}:***@{host}"
+
+    @property
+    def resolved_public_base_url(self) -> str:
+        """The configured public origin without a trailing ``/`` or ``/v1``."""
+        if self.public_base_url:
+            base = self.public_base_url.rstrip("/")
+            return base.removesuffix("/v1")
+        host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self.host, self.host)
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}"
 
     @property
     def resolved_object_store_dir(self) -> Path:

@@ -211,7 +211,7 @@ def test_the_storage_pool_cap_refuses_a_registration_and_stores_nothing(
     refused = _post(planned, token, "/strategy", content=source("ema_cross.java"))
     assert refused.status_code == 413
     assert refused.json()["reason"] == "STORAGE_FULL"
-    assert "maxTotalStorageBytes = 1000" in refused.json()["message"]
+    assert "maxTotalStorageBytes is 1,000" in refused.json()["message"]
     assert _get(planned, token, "/strategies").json()["strategies"] == []
     assert _get(planned, token, "/account/usage").json()["storageBytesUsed"] == 0
     roomy = _token(planned, "--user", "roomy-pool", "--tier", "pro")

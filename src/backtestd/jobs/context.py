@@ -47,7 +47,9 @@ def context_for(settings_json: str, build: Callable[[Settings], WorkerContext]) 
 def build_worker_context(settings: Settings) -> WorkerContext:
     database = Database(settings.resolved_database_url)
     objects = LocalObjectStore(settings.resolved_object_store_dir)
-    store = HourlyStore(objects, database, build_sources(settings))
+    store = HourlyStore(
+        objects, database, build_sources(settings), generated_max_bytes=settings.sim_cache_max_bytes
+    )
     engines = EnginePool(
         1,
         HostConfig(heap_mb=settings.engine_heap_mb, run_cpu_limit_s=settings.run_cpu_limit_seconds),

@@ -1,10 +1,11 @@
 """The hourly market-data store: lastra objects plus their index in the database.
 
-Hours of a generating source (``sim``) are produced on first request and cached; hours of
-ingested exchanges exist only once written. Concurrent first requests for the same hour in one
-process wait on a per-hour lock and generate it once; publication is an atomic rename, so no
-reader ever sees a half-written file (and because generation is deterministic, two processes
-racing on the same hour write identical bytes).
+Hours of a generating source (``sim``) are produced on first request and kept in a bounded
+least-recently-used cache (``generated_cache.py``, ``BACKTESTD_SIM_CACHE_MAX_BYTES``); hours of
+ingested exchanges exist only once written and are never evicted. Concurrent first requests for
+the same hour in one process wait on a per-hour lock and generate it once; publication is an
+atomic rename, so no reader ever sees a half-written file (and because generation is
+deterministic, two processes racing on the same hour write identical bytes).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from datetime import UTC, datetime
 
 from backtestd.domain.catalogue import HourStats
 from backtestd.domain.marketdata import DataKind, HourFrame, Instrument, hour_start
+from backtestd.marketdata.generated_cache import GeneratedHourCache
 from backtestd.marketdata.segments import decode_lastra, encode_lastra, frame_summary
 from backtestd.marketdata.sources import GeneratingSource
 from backtestd.storage.db.engine import Database
@@ -49,11 +51,15 @@ class HourlyStore:
         database: Database,
         sources: dict[str, GeneratingSource],
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        generated_max_bytes: int = 1024**3,
     ) -> None:
         self._objects = objects
         self._database = database
         self.sources = sources
         self._clock = clock
+        self.generated_cache = GeneratedHourCache(
+            objects, database, list(sources), generated_max_bytes, clock
+        )
         self._locks = _KeyedLocks()
         self.generated_count = 0
 
@@ -79,9 +85,11 @@ class HourlyStore:
         """Stored bytes, or the bytes and frame of a just-generated hour; Nones if unavailable."""
         key = market_hour_key(exchange_id, instrument, kind, hour)
         blob = self._objects.get(key)
-        if blob is not None:
-            return blob, None
         source = self.sources.get(exchange_id)
+        if blob is not None:
+            if source is not None:
+                self.generated_cache.used(exchange_id, instrument, kind, hour)
+            return blob, None
         if source is None or not source.has_hour(instrument, kind, hour, self._clock()):
             return None, None
         with self._locks.get(key):
@@ -89,7 +97,8 @@ class HourlyStore:
             if blob is not None:
                 return blob, None
             frame, blob = self._generate(exchange_id, source, instrument, kind, hour)
-            return blob, frame
+        self.generated_cache.added()
+        return blob, frame
 
     def _generate(
         self,

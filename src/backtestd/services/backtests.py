@@ -19,13 +19,20 @@ from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.domain.marketdata import Instrument
 from backtestd.engine.cadence import resolve_cadence, source_width
 from backtestd.engine.prepare import parse_range_bound
-from backtestd.errors import InvalidInput, LimitExceeded, NotFound, PlanRequired
+from backtestd.errors import (
+    InvalidInput,
+    LimitExceeded,
+    NotFound,
+    PlanRequired,
+    StorageQuotaExceeded,
+)
 from backtestd.jobs.executors.base import JobExecutor
 from backtestd.marketdata.catalogue import Catalogue
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
+from backtestd.storage.db.repositories.usage import UsageRepository
 
 DATA_TYPES = ("ticker", "kline", "funding")
 RUNNABLE_TYPES = ("ticker", "kline")
@@ -89,6 +96,7 @@ class BacktestService:
             raise InvalidInput("'instrument' is required for a managed exchange, e.g. BTC/USDT")
         instrument = self._instrument(exchange_id, request.instrument)
         start, end = self._range(exchange_id, request.from_, request.to)
+        self._check_range_days(principal, start, end)
         cadence, cadence_ms = self._cadence(
             principal, data_type, request.cadence, exchange_id, instrument
         )
@@ -154,6 +162,10 @@ class BacktestService:
         if params:
             spec["params"] = params
         job_id = content_id("execute", principal.user_id, spec)
+        if request.store_signals:
+            # Not part of the id: the storage cap in force now travels to the worker.
+            cap = self._settings.tiers[principal.tier].max_total_storage_bytes
+            spec["storageLimit"] = {"tier": principal.tier, "maxTotalStorageBytes": cap}
         return self._submit(principal, JobKind.EXECUTE, exchange_id, data_type, spec, job_id)
 
     def execute_state(
@@ -171,7 +183,8 @@ class BacktestService:
     # -- recovery -----------------------------------------------------------------------
 
     def resume_unfinished(self) -> int:
-        """Resubmit every job left New or Started by a previous process.
+        """Resubmit every job left New or Started by a previous process (oldest first, each
+        user's jobs interleaved with the others' as on submission).
 
         A sweep row is not work of its own: its shards are resubmitted, and the last one to end
         finishes the sweep.
@@ -179,8 +192,11 @@ class BacktestService:
         with self._database.unit_of_work() as uow:
             unfinished = JobRepository(uow.session).unfinished()
         runnable = [job for job in unfinished if job.kind is not JobKind.SWEEP]
+        ranks: dict[tuple[str, JobKind], int] = {}
         for job in runnable:
-            self._require_executor().submit(job.job_id)
+            rank = ranks.get((job.user_id, job.kind), 0)
+            ranks[(job.user_id, job.kind)] = rank + 1
+            self._require_executor().submit(job.job_id, priority=-rank)
         return len(runnable)
 
     # -- helpers ------------------------------------------------------------------------
@@ -200,6 +216,15 @@ class BacktestService:
             if repo.get(job_id) is not None:
                 return job_id
             self._check_limits(repo, principal, kind)
+            # Fair share: the user's n-th waiting job of a kind queues behind every other
+            # user's (n-1)-th, so a burst from one user cannot starve the others.
+            priority = -repo.count_active(kind, principal.user_id)
+            if "storageLimit" in spec:
+                self._check_storage_room(
+                    UsageRepository(uow.session),
+                    principal,
+                    spec["storageLimit"]["maxTotalStorageBytes"],
+                )
             record = JobRecord(
                 job_id=job_id,
                 user_id=principal.user_id,
@@ -211,7 +236,7 @@ class BacktestService:
                 created_at=self._clock(),
             )
             if repo.add(record):
-                uow.after_commit(lambda: executor.submit(job_id))
+                uow.after_commit(lambda: executor.submit(job_id, priority=priority))
         return job_id
 
     def _check_limits(self, repo: JobRepository, principal: Principal, kind: JobKind) -> None:
@@ -236,6 +261,33 @@ class BacktestService:
                     f"at most {limit} prepares may be queued or running per user; wait for "
                     "one to finish"
                 )
+
+    def _check_range_days(self, principal: Principal, start: datetime, end: datetime) -> None:
+        """``maxRangeDays`` bounds every backtest range, managed exchanges included.
+
+        The description scopes it to the caller's own datasets; we also apply it to managed
+        prepares so the published number means what a user reads (docs/limits.md).
+        """
+        limit = self._settings.tiers[principal.tier].max_range_days
+        if end - start > timedelta(days=limit):
+            days = (end - start) / timedelta(days=1)
+            raise InvalidInput(
+                f"the range from {start:%Y-%m-%dT%H:%M:%SZ} to {end:%Y-%m-%dT%H:%M:%SZ} is "
+                f"{days:g} days, over the {principal.tier} tier's maxRangeDays of {limit}; "
+                f"prepare at most {limit} days at a time (see GET /v1/account)"
+            )
+
+    @staticmethod
+    def _check_storage_room(usage: UsageRepository, principal: Principal, cap: int) -> None:
+        """A new execute storing signals is refused (413) while the pool is already full."""
+        used = usage.usage_of(principal.user_id).storage_bytes_used
+        if used >= cap:
+            raise StorageQuotaExceeded(
+                f"storage limit reached: {used:,} of the {principal.tier} tier's "
+                f"maxTotalStorageBytes of {cap:,} bytes are used, so no signals can be stored; "
+                "execute without storeSignals, or delete strategies you no longer need (their "
+                "stored signals go with them)"
+            )
 
     def _require_executor(self) -> JobExecutor:
         if self.executor is None:

@@ -5,7 +5,6 @@ The API lifespan and the CLI both call ``build_services``; nothing is created at
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from backtestd.jobs.executors.base import JobExecutor
@@ -15,6 +14,7 @@ from backtestd.marketdata.store import HourlyStore
 from backtestd.services.accounts import AccountService
 from backtestd.services.auth import AuthService, load_or_create_secret
 from backtestd.services.backtests import BacktestService
+from backtestd.services.fair_queue import FairQueue
 from backtestd.services.market import MarketService
 from backtestd.services.rate_limit import RateLimiter
 from backtestd.services.signed_urls import SignedUrls
@@ -39,7 +39,7 @@ class Services:
     accounts: AccountService
     market: MarketService
     engines: EnginePool
-    background: ThreadPoolExecutor
+    validations: FairQueue
     strategies: StrategyService
     backtests: BacktestService
     sweeps: SweepService
@@ -48,7 +48,7 @@ class Services:
     def close(self) -> None:
         if self.backtests.executor is not None:
             self.backtests.executor.close()
-        self.background.shutdown(wait=False, cancel_futures=True)
+        self.validations.shutdown()
         self.engines.close()
         self.database.dispose()
 
@@ -59,7 +59,9 @@ def build_services(settings: Settings) -> Services:
     migrate(database)
     objects = LocalObjectStore(settings.resolved_object_store_dir)
     sources = build_sources(settings)
-    store = HourlyStore(objects, database, sources)
+    store = HourlyStore(
+        objects, database, sources, generated_max_bytes=settings.sim_cache_max_bytes
+    )
     catalogue = Catalogue(database, sources)
     secret = load_or_create_secret(settings)
     auth = AuthService(settings, database, secret, RateLimiter())
@@ -67,16 +69,14 @@ def build_services(settings: Settings) -> Services:
         settings.engine_hosts,
         HostConfig(heap_mb=settings.engine_heap_mb, run_cpu_limit_s=settings.run_cpu_limit_seconds),
     )
-    background = ThreadPoolExecutor(settings.validation_workers, thread_name_prefix="validate")
-    runner = DryRunner(engines, store, settings.data_dir.resolve() / "work")
-    strategies = StrategyService(
-        database,
+    validations = FairQueue(settings.validation_workers, name="validate")
+    runner = DryRunner(
         engines,
-        runner,
-        background,
-        settings.max_compiles_in_flight,
-        storage_caps={name: t.max_total_storage_bytes for name, t in settings.tiers.items()},
+        store,
+        settings.data_dir.resolve() / "work",
+        cpu_limit_s=settings.validation_cpu_limit_seconds,
     )
+    strategies = StrategyService(settings, database, objects, engines, runner, validations)
     backtests = BacktestService(settings, database, catalogue)
     return Services(
         settings=settings,
@@ -86,13 +86,13 @@ def build_services(settings: Settings) -> Services:
         catalogue=catalogue,
         auth=auth,
         accounts=AccountService(settings, database),
-        market=MarketService(catalogue, store),
+        market=MarketService(catalogue, store, RateLimiter(), settings.downloads_per_minute),
         engines=engines,
-        background=background,
+        validations=validations,
         strategies=strategies,
         backtests=backtests,
         sweeps=SweepService(settings, database, backtests),
-        signed_urls=SignedUrls(objects, secret),
+        signed_urls=SignedUrls(objects, secret, settings.resolved_public_base_url),
     )
 
 

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from backtestd.domain.marketdata import DataKind, Segment
 from backtestd.errors import InvalidInput, NotFound
 from backtestd.marketdata.catalogue import Catalogue, ExchangeInfo, InstrumentListing
 from backtestd.marketdata.segments import decode_lastra, encode_parquet
 from backtestd.marketdata.store import HourlyStore
+from backtestd.services.rate_limit import RateLimiter
 
 HOUR_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}$")
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# A client polling for the next hour with a skewed clock gets 404 (not yet available); an hour
+# further ahead than this can never exist soon and is a malformed request (400).
+FUTURE_TOLERANCE = timedelta(hours=24)
 MEDIA_TYPES = {"lastra": "application/vnd.lastra", "parquet": "application/vnd.apache.parquet"}
 
 
@@ -23,8 +28,12 @@ class Download:
     filename: str
 
 
-def parse_hour(text: str | None) -> datetime:
-    """``YYYY-MM-DDTHH`` (UTC) to the hour start; ``InvalidInput`` says what is expected."""
+def parse_hour(text: str | None, now: datetime | None = None) -> datetime:
+    """``YYYY-MM-DDTHH`` (UTC) to the hour start; ``InvalidInput`` says what is expected.
+
+    Hours before the Unix epoch (timestamps are epoch milliseconds) or more than a day after
+    ``now`` are refused here, so no later date arithmetic can overflow (``9999-12-31T23``).
+    """
     if not text:
         raise InvalidInput(
             "query parameter 'hour' is required: use YYYY-MM-DDTHH in UTC, e.g. hour=2026-01-31T14"
@@ -38,15 +47,46 @@ def parse_hour(text: str | None) -> datetime:
         hour = datetime.strptime(text, "%Y-%m-%dT%H").replace(tzinfo=UTC)
     except ValueError as exc:
         raise InvalidInput(f"hour {text!r} is not a real date and hour: {exc}") from exc
-    if not 1970 <= hour.year <= 9998:  # the hour's end must be representable too
-        raise InvalidInput(f"hour {text!r} is outside the supported years 1970 to 9998")
+    now = now or datetime.now(UTC)
+    if hour < EPOCH or hour > now + FUTURE_TOLERANCE:
+        raise InvalidInput(
+            f"hour {text!r} is out of range: market data hours lie between 1970-01-01T00 and "
+            f"the current hour ({now:%Y-%m-%dT%H} UTC); pick an hour inside the instrument's "
+            "coverage window"
+        )
     return hour
 
 
 class MarketService:
-    def __init__(self, catalogue: Catalogue, store: HourlyStore) -> None:
+    def __init__(
+        self,
+        catalogue: Catalogue,
+        store: HourlyStore,
+        limiter: RateLimiter | None = None,
+        downloads_per_minute: int = 0,
+    ) -> None:
         self._catalogue = catalogue
         self._store = store
+        self._limiter = limiter or RateLimiter()
+        self._downloads_per_minute = downloads_per_minute
+
+    def admit_download(self, client: str) -> None:
+        """Count one anonymous download for ``client`` (its address); 429 over the budget.
+
+        Downloads need no credentials and may generate data, so each client address gets
+        ``BACKTESTD_DOWNLOADS_PER_MINUTE`` requests a minute (0 = unlimited).
+        """
+        if self._downloads_per_minute <= 0:
+            return
+        self._limiter.check(
+            f"download:{client}",
+            self._downloads_per_minute,
+            what="downloads",
+            advice=(
+                f"for client address {client}; retry in {{wait}} s, or spread requests out "
+                "(each address may burst up to the per-minute budget)"
+            ),
+        )
 
     def exchanges(self) -> list[ExchangeInfo]:
         return self._catalogue.exchanges()

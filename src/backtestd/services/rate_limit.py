@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 from backtestd.errors import LimitExceeded
 
+MAX_KEYS = 10_000
+
 
 class RateLimiter:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
@@ -20,20 +22,41 @@ class RateLimiter:
         self._lock = threading.Lock()
         self._buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, last refill)
 
-    def check(self, key: str, per_minute: int) -> None:
-        """Take one token for ``key`` or raise ``LimitExceeded`` saying when to retry."""
+    def check(
+        self,
+        key: str,
+        per_minute: int,
+        what: str = "token requests",
+        advice: str = "for this API key; retry in {wait} s and reuse tokens until they expire",
+    ) -> None:
+        """Take one token for ``key`` or raise ``LimitExceeded`` saying when to retry.
+
+        ``what`` names the counted requests and ``advice`` (with ``{wait}``) ends the message.
+        """
         now = self._clock()
         rate = per_minute / 60.0
         with self._lock:
             tokens, last = self._buckets.get(key, (float(per_minute), now))
             tokens = min(float(per_minute), tokens + (now - last) * rate)
             if tokens < 1.0:
-                wait = (1.0 - tokens) / rate
+                wait = max(1, math.ceil(round((1.0 - tokens) / rate, 6)))
                 self._buckets[key] = (tokens, now)
                 raise LimitExceeded(
-                    f"rate limit of {per_minute} token requests per minute reached for this "
-                    f"API key; retry in {wait:.0f} s and reuse tokens until they expire",
-                    reason="RATE_LIMITED",
-                    retry_after=max(1, math.ceil(wait)),
+                    f"rate limit of {per_minute} {what} per minute reached "
+                    + advice.format(wait=wait),
+                    retry_after=wait,
                 )
             self._buckets[key] = (tokens - 1.0, now)
+            if len(self._buckets) > MAX_KEYS:
+                self._forget_full(now)
+
+    def _forget_full(self, now: float) -> None:
+        """Drop buckets that have refilled completely: any bucket refills in 60 s, after which
+        it equals a fresh one.
+
+        Keys are client addresses for anonymous downloads, so the table must not grow without
+        bound; the caller holds the lock.
+        """
+        idle = [k for k, (_, last) in self._buckets.items() if now - last >= 60.0]
+        for k in idle:
+            del self._buckets[k]

@@ -1,27 +1,36 @@
 """Strategy registration, reading, deletion and validation.
 
 Compilation happens on the engine host before any database write, so a failed compile leaves
-nothing behind. Registration and the usage ledger change in one unit of work. Validation is
-queued after the commit that marks it pending (so the worker always finds the row), runs on a
-small executor, and pending validations are re-queued at start-up.
+nothing behind. Registration and the usage ledger change in one unit of work, which also checks
+the tier's ``maxTotalStorageBytes`` (over it: 413 and nothing registered). Compiles are capped
+globally and per user, and validations run from a queue served round-robin across users
+(``fair_queue.py``), so one user cannot starve the others (docs/limits.md). Validation is
+queued after the commit that marks it pending (so the worker always finds the row), and pending
+validations are re-queued at start-up. Deleting a strategy deletes the signals its executions
+stored, which revokes their signed links.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping
-from concurrent.futures import Executor
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
 from backtestd.domain.accounts import Principal
+from backtestd.domain.quotas import storage_overflow
 from backtestd.domain.strategies import Notice, StrategyRecord, Validation
-from backtestd.errors import InvalidInput, LimitExceeded, NotFound, StorageFull
+from backtestd.errors import InvalidInput, LimitExceeded, NotFound, StorageQuotaExceeded
+from backtestd.services.fair_queue import FairQueue
 from backtestd.services.validation import DryRunner
+from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
+from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
+from backtestd.storage.objects.keys import signals_key
+from backtestd.storage.objects.store import ObjectStore
 from backtestd.strategy.compile import CompileFailed, compile_strategy
 from backtestd.strategy.ids import derive_strategy_id
 from backtestd.strategy.jvm import EngineHostError, EnginePool, RunFailure
@@ -36,21 +45,24 @@ def _usage_id(strategy_id: str) -> str:
 class StrategyService:
     def __init__(
         self,
+        settings: Settings,
         database: Database,
+        objects: ObjectStore,
         pool: EnginePool,
         runner: DryRunner,
-        executor: Executor,
-        max_compiles_in_flight: int,
+        queue: FairQueue,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-        storage_caps: Mapping[str, int] | None = None,
     ) -> None:
-        self._storage_caps = storage_caps or {}
+        self._settings = settings
         self._database = database
+        self._objects = objects
         self._pool = pool
         self._runner = runner
-        self._executor = executor
-        self._max_compiles = max_compiles_in_flight
-        self._compiles = threading.BoundedSemaphore(max_compiles_in_flight)
+        self._queue_of_validations = queue
+        self._max_compiles = settings.max_compiles_in_flight
+        self._max_compiles_per_user = settings.max_compiles_per_user
+        self._compiles_lock = threading.Lock()
+        self._compiles_in_flight: dict[str, int] = {}
         self._clock = clock
 
     # -- registration -------------------------------------------------------------------
@@ -58,10 +70,7 @@ class StrategyService:
     def register(self, principal: Principal, body: bytes) -> tuple[StrategyRecord, tuple[str, ...]]:
         """Compile and register; returns the record and compile warnings (QTScript)."""
         source = _decode(body)
-        if not self._compiles.acquire(blocking=False):
-            raise LimitExceeded(
-                f"too many compilations in flight (limit {self._max_compiles}); retry shortly"
-            )
+        self._take_compile_slot(principal.user_id)
         try:
             compiled = compile_strategy(self._pool, source)
         except CompileFailed as exc:
@@ -72,7 +81,7 @@ class StrategyService:
         except (RunFailure, EngineHostError) as exc:
             raise InvalidInput(f"the strategy could not be compiled: {exc}") from exc
         finally:
-            self._compiles.release()
+            self._release_compile_slot(principal.user_id)
         now = self._clock()
         with self._database.unit_of_work() as uow:
             repo = StrategyRepository(uow.session)
@@ -112,6 +121,7 @@ class StrategyService:
                     if raced is None:
                         raise LimitExceeded("a concurrent change to this strategy; retry")
                     record = raced
+            usage.lock_user(principal.user_id)
             usage.record(
                 _usage_id(record.strategy_id),
                 principal.user_id,
@@ -119,20 +129,44 @@ class StrategyService:
                 record.stored_bytes,
                 now,
             )
-            self._check_storage(principal, usage)  # over the cap: the unit of work rolls back
+            self._check_storage(principal, usage, record.stored_bytes)
         return record, compiled.warnings
 
-    def _check_storage(self, principal: Principal, usage: UsageRepository) -> None:
-        cap = self._storage_caps.get(principal.tier)
-        if cap is None:
-            return
-        used = usage.usage_of(principal.user_id).storage_bytes_used
-        if used > cap:
-            raise StorageFull(
-                f"registering this strategy would use {used} bytes of storage, above "
-                f"maxTotalStorageBytes = {cap} on the {principal.tier} tier; delete strategies "
-                "or datasets you no longer need (GET /v1/account/usage shows the pool)"
-            )
+    def _check_storage(self, principal: Principal, usage: UsageRepository, adding: int) -> None:
+        """Raise (rolling the registration back) when the pool is over the tier's cap."""
+        cap = self._settings.tiers[principal.tier].max_total_storage_bytes
+        problem = storage_overflow(
+            usage.usage_of(principal.user_id), cap, principal.tier, adding, "this strategy"
+        )
+        if problem:
+            raise StorageQuotaExceeded(problem)
+
+    def _take_compile_slot(self, user_id: str) -> None:
+        """Global cap first (the documented 429), then the per-user fair share."""
+        with self._compiles_lock:
+            total = sum(self._compiles_in_flight.values())
+            if total >= self._max_compiles:
+                raise LimitExceeded(
+                    f"too many compilations in flight (limit {self._max_compiles}); retry shortly",
+                    retry_after=2,
+                )
+            mine = self._compiles_in_flight.get(user_id, 0)
+            if mine >= self._max_compiles_per_user:
+                raise LimitExceeded(
+                    f"you already have {mine} compilations in flight (limit "
+                    f"{self._max_compiles_per_user} per user, so other users keep a share); "
+                    "wait for one to finish",
+                    retry_after=2,
+                )
+            self._compiles_in_flight[user_id] = mine + 1
+
+    def _release_compile_slot(self, user_id: str) -> None:
+        with self._compiles_lock:
+            left = self._compiles_in_flight.get(user_id, 1) - 1
+            if left > 0:
+                self._compiles_in_flight[user_id] = left
+            else:
+                self._compiles_in_flight.pop(user_id, None)
 
     # -- reading ------------------------------------------------------------------------
 
@@ -154,7 +188,20 @@ class StrategyService:
             if repo.active_of(principal.user_id, strategy_id) is None:
                 raise NotFound(f"no strategy {strategy_id!r}; see GET /v1/strategies")
             repo.mark_deleted(strategy_id, now)
-            UsageRepository(uow.session).release(_usage_id(strategy_id), now)
+            usage = UsageRepository(uow.session)
+            usage.lock_user(principal.user_id)
+            usage.release(_usage_id(strategy_id), now)
+            jobs = JobRepository(uow.session).executes_storing_signals(
+                principal.user_id, strategy_id
+            )
+            for job_id in jobs:
+                usage.release(f"signals:{job_id}", now)
+            keys = [signals_key(principal.user_id, job_id) for job_id in jobs]
+            uow.after_commit(lambda: self._delete_objects(keys))
+
+    def _delete_objects(self, keys: Sequence[str]) -> None:
+        for key in keys:
+            self._objects.delete(key)
 
     # -- validation ---------------------------------------------------------------------
 
@@ -168,7 +215,7 @@ class StrategyService:
             if record.validation is not Validation.NOT_VALIDATED:
                 return record, False
             repo.set_validation(strategy_id, Validation.PENDING, None)
-            uow.after_commit(lambda: self._queue(strategy_id))
+            uow.after_commit(lambda: self._queue(principal.user_id, strategy_id))
         return replace(record, validation=Validation.PENDING), True
 
     def resume_pending(self) -> int:
@@ -176,11 +223,11 @@ class StrategyService:
         with self._database.unit_of_work() as uow:
             pending = StrategyRepository(uow.session).pending()
         for record in pending:
-            self._queue(record.strategy_id)
+            self._queue(record.user_id, record.strategy_id)
         return len(pending)
 
-    def _queue(self, strategy_id: str) -> None:
-        self._executor.submit(self._run_validation, strategy_id)
+    def _queue(self, user_id: str, strategy_id: str) -> None:
+        self._queue_of_validations.submit(user_id, lambda: self._run_validation(strategy_id))
 
     def _run_validation(self, strategy_id: str) -> None:
         with self._database.unit_of_work() as uow:

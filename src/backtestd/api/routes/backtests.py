@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
 from backtestd.api.deps import BacktestsExecute, BacktestsRead, BacktestsWrite, ServicesDep
@@ -131,7 +131,6 @@ def execute_result(
     exchangeId: str,
     type: str,
     jobId: str,
-    request: Request,
     principal: BacktestsRead,
     services: ServicesDep,
 ) -> JSONResponse:
@@ -140,8 +139,9 @@ def execute_result(
         return JSONResponse({}, status_code=202)
     results = dict(job.result)
     key = results.pop("signalsKey", None)
-    if key:
-        results["signalsUrl"] = services.signed_urls.url_for(str(request.base_url), key)
+    url = services.signed_urls.url_for(key) if key else None
+    if url:
+        results["signalsUrl"] = url
     results.setdefault("hostName", "")
     results.setdefault("iops", 0)
     results.setdefault("strategyId", f"strategy:{job.user_id}:{job.spec.get('strategyId', '')}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from backtestd.api.deps import ServicesDep
@@ -27,6 +27,7 @@ router = APIRouter(tags=["exchange"])
 _DOWNLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ResponseError},
     404: {"model": ResponseError},
+    429: {"model": ResponseError, "description": "too many downloads from this address"},
     500: {"model": ResponseError},
 }
 _BINARY: dict[int | str, dict[str, Any]] = {
@@ -78,6 +79,7 @@ def list_segment_instruments(
 
 
 def _download(
+    request: Request,
     services: ServicesDep,
     kind: DataKind,
     exchange_id: str,
@@ -86,6 +88,7 @@ def _download(
     hour: str | None,
     fmt: str | None,
 ) -> Response:
+    services.market.admit_download(request.client.host if request.client else "unknown")
     result = services.market.download(exchange_id, kind, base, quote, hour, fmt)
     return Response(
         content=result.content,
@@ -115,11 +118,12 @@ def download_tickers(
     exchangeId: str,
     base: str,
     quote: str,
+    request: Request,
     services: ServicesDep,
     hour: HourQuery = None,
     format: FormatQuery = None,
 ) -> Response:
-    return _download(services, DataKind.TICKERS, exchangeId, base, quote, hour, format)
+    return _download(request, services, DataKind.TICKERS, exchangeId, base, quote, hour, format)
 
 
 @router.get(
@@ -132,11 +136,12 @@ def download_klines(
     exchangeId: str,
     base: str,
     quote: str,
+    request: Request,
     services: ServicesDep,
     hour: HourQuery = None,
     format: FormatQuery = None,
 ) -> Response:
-    return _download(services, DataKind.KLINES, exchangeId, base, quote, hour, format)
+    return _download(request, services, DataKind.KLINES, exchangeId, base, quote, hour, format)
 
 
 def _window(window: DomainWindow | None) -> CoverageWindow | None:

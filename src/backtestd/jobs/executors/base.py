@@ -6,8 +6,13 @@ from typing import Protocol
 
 
 class JobExecutor(Protocol):
-    def submit(self, job_id: str) -> None:
-        """Queue a job whose row is committed; returns at once."""
+    def submit(self, job_id: str, priority: int = 0) -> None:
+        """Queue a job whose row is committed; returns at once.
+
+        Higher ``priority`` runs first; equal priorities run in submission order. Services
+        pass minus the owner's number of earlier active jobs, which interleaves users
+        round-robin instead of first come, first served (docs/limits.md).
+        """
         ...
 
     def close(self) -> None: ...

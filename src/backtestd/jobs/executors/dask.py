@@ -37,13 +37,14 @@ class DaskExecutor:
             )
             self._client = Client(self._cluster)
 
-    def submit(self, job_id: str) -> None:
+    def submit(self, job_id: str, priority: int = 0) -> None:
         future = self._client.submit(
             run_job,
             self._settings_json,
             job_id,
             key=f"job-{job_id}-{uuid.uuid4().hex[:8]}",
             pure=False,
+            priority=priority,
         )
         fire_and_forget(future)
 

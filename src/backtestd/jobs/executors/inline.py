@@ -14,7 +14,8 @@ class InlineExecutor:
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="job")
         self.futures: list[Future[str]] = []
 
-    def submit(self, job_id: str) -> None:
+    def submit(self, job_id: str, priority: int = 0) -> None:
+        """FIFO: ``priority`` is ignored (this executor serves tests and tools only)."""
         self.futures.append(self._pool.submit(execute_job, self._context, job_id))
 
     def close(self) -> None:

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from backtestd.domain.jobs import JobRecord
+from backtestd.domain.quotas import storage_overflow
 from backtestd.domain.timefmt import iso_z
 from backtestd.engine.equity_curve import OutMode, build_equity_curve, equity_points
 from backtestd.engine.metrics import result_fields
@@ -40,6 +41,14 @@ def host_name() -> str:
 
 
 def _store_signals(ctx: WorkerContext, job: JobRecord, run: RunResult) -> dict[str, Any]:
+    """Write the signals parquet, counted against the user's storage pool first.
+
+    The count and the ``maxTotalStorageBytes`` check (the cap travels in the job's spec as it
+    was when the user asked) happen in one transaction before the object is written. Over the
+    cap nothing is stored and the result says ``signalsUpload: Failed`` with the reason; when
+    the strategy was deleted during the run, ``Skipped`` (its signals would be revoked anyway).
+    The metrics are kept either way.
+    """
     table = pa.table(
         {
             "ts": pa.array(run.signal_ts, pa.int64()),
@@ -52,13 +61,46 @@ def _store_signals(ctx: WorkerContext, job: JobRecord, run: RunResult) -> dict[s
     )
     sink = io.BytesIO()
     pq.write_table(table, sink, compression="zstd")
+    blob = sink.getvalue()
     key = signals_key(job.user_id, job.job_id)
-    ctx.objects.put(key, sink.getvalue())
     now = datetime.now(UTC)
-    with ctx.database.unit_of_work() as uow:
-        UsageRepository(uow.session).record(
-            f"signals:{job.job_id}", job.user_id, "signals", len(sink.getvalue()), now
-        )
+    item = f"signals:{job.job_id}"
+    try:
+        with ctx.database.unit_of_work() as uow:
+            usage = UsageRepository(uow.session)
+            usage.lock_user(job.user_id)
+            strategies = StrategyRepository(uow.session)
+            if strategies.active_of(job.user_id, job.spec["strategyId"]) is None:
+                return {
+                    "signalCount": run.signal_count,
+                    "signalsUpload": "Skipped",
+                    "signalsUploadReason": "the strategy was deleted while the execution ran",
+                }
+            usage.record(item, job.user_id, "signals", len(blob), now)
+            _check_storage(job, usage, len(blob), run.signal_count)
+    except _OverCap as over:  # the transaction rolled back: nothing counted, nothing stored
+        return {
+            "signalCount": run.signal_count,
+            "signalsUpload": "Failed",
+            "signalsUploadReason": str(over),
+        }
+    try:
+        ctx.objects.put(key, blob)
+    except BaseException:
+        with ctx.database.unit_of_work() as uow:
+            UsageRepository(uow.session).release(item, datetime.now(UTC))
+        raise
+    with ctx.database.unit_of_work() as uow:  # deleted between the count and the write?
+        active = StrategyRepository(uow.session).active_of(job.user_id, job.spec["strategyId"])
+        if active is None:
+            UsageRepository(uow.session).release(item, datetime.now(UTC))
+    if active is None:
+        ctx.objects.delete(key)
+        return {
+            "signalCount": run.signal_count,
+            "signalsUpload": "Skipped",
+            "signalsUploadReason": "the strategy was deleted while the execution ran",
+        }
     return {
         "signalCount": run.signal_count,
         "signalsId": job.job_id,
@@ -66,6 +108,25 @@ def _store_signals(ctx: WorkerContext, job: JobRecord, run: RunResult) -> dict[s
         "signalsUpload": "Done",
         "signalsUploadedAt": iso_z(now),
     }
+
+
+class _OverCap(Exception):
+    """Storing the signals would exceed the storage pool (the message says by how much)."""
+
+
+def _check_storage(job: JobRecord, usage: UsageRepository, size: int, count: int) -> None:
+    limit = job.spec.get("storageLimit")
+    if not limit:  # jobs queued before the cap travelled with them
+        return
+    problem = storage_overflow(
+        usage.usage_of(job.user_id),
+        int(limit["maxTotalStorageBytes"]),
+        str(limit["tier"]),
+        size,
+        f"storing the {count} signals of this execution",
+    )
+    if problem:
+        raise _OverCap(problem)
 
 
 def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:

@@ -94,6 +94,19 @@ class JobRepository:
             ).scalar_one()
         )
 
+    def executes_storing_signals(self, user_id: str, strategy_id: str) -> list[str]:
+        """Ids of the user's execute jobs of ``strategy_id`` that asked to store signals."""
+        rows = self._session.execute(
+            select(jobs.c.job_id, jobs.c.spec).where(
+                jobs.c.user_id == user_id, jobs.c.kind == JobKind.EXECUTE.value
+            )
+        ).all()
+        return [
+            job_id
+            for job_id, spec in rows
+            if spec.get("strategyId") == strategy_id and spec.get("storeSignals")
+        ]
+
     def unfinished(self) -> list[JobRecord]:
         rows = self._session.execute(
             select(jobs).where(jobs.c.status.in_(ACTIVE)).order_by(jobs.c.created_at)

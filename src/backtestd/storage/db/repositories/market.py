@@ -1,10 +1,16 @@
-"""SQL for the index of stored market-data hours."""
+"""SQL for the index of stored market-data hours.
+
+For generated exchanges (``sim``) ``stored_at`` is the hour's last use: ``touch`` refreshes it,
+and the bounded cache of generated hours evicts the oldest first. Ingested hours are never
+touched or evicted, so for them it stays the time they were written.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
 from backtestd.domain.catalogue import HourStats, StoredRange
@@ -38,6 +44,55 @@ class MarketHourRepository:
                 stored_at=when,
             )
         )
+
+    def touch(
+        self, exchange_id: str, symbol: str, kind: str, hour: datetime, when: datetime
+    ) -> None:
+        """Mark a stored hour as used at ``when`` (the LRU clock of generated hours)."""
+        self._session.execute(
+            update(market_hours)
+            .where(
+                market_hours.c.exchange_id == exchange_id,
+                market_hours.c.symbol == symbol,
+                market_hours.c.kind == kind,
+                market_hours.c.hour == hour,
+            )
+            .values(stored_at=when)
+        )
+
+    def total_bytes(self, exchange_ids: list[str]) -> int:
+        """Bytes of every stored hour of these exchanges."""
+        value = self._session.execute(
+            select(func.coalesce(func.sum(market_hours.c.bytes), 0)).where(
+                market_hours.c.exchange_id.in_(exchange_ids)
+            )
+        ).scalar_one()
+        return int(value)
+
+    def least_recently_used(
+        self, exchange_ids: list[str], limit: int
+    ) -> list[tuple[HourStats, datetime]]:
+        """Up to ``limit`` hours of these exchanges with their last use, oldest use first."""
+        rows = self._session.execute(
+            select(market_hours)
+            .where(market_hours.c.exchange_id.in_(exchange_ids))
+            .order_by(market_hours.c.stored_at, market_hours.c.hour)
+            .limit(limit)
+        ).mappings()
+        return [(_stats(r), r["stored_at"]) for r in rows]
+
+    def remove_if_unused_since(self, stats: HourStats, used_at: datetime) -> bool:
+        """Delete the hour's row unless it was used (or re-stored) after ``used_at``."""
+        result = self._session.execute(
+            delete(market_hours).where(
+                market_hours.c.exchange_id == stats.exchange_id,
+                market_hours.c.symbol == stats.symbol,
+                market_hours.c.kind == stats.kind,
+                market_hours.c.hour == stats.hour,
+                market_hours.c.stored_at <= used_at,
+            )
+        )
+        return bool(getattr(result, "rowcount", 0))
 
     def exchange_ids(self) -> list[str]:
         rows = self._session.execute(
@@ -103,20 +158,21 @@ class MarketHourRepository:
             )
             .order_by(market_hours.c.hour)
         ).mappings()
-        return [
-            HourStats(
-                exchange_id=r["exchange_id"],
-                symbol=r["symbol"],
-                kind=r["kind"],
-                hour=r["hour"],
-                rows=r["rows"],
-                bytes=r["bytes"],
-                last_price=r["last_price"],
-                quote_volume=r["quote_volume"],
-                interval=r["interval"],
-            )
-            for r in rows
-        ]
+        return [_stats(r) for r in rows]
+
+
+def _stats(r: RowMapping) -> HourStats:
+    return HourStats(
+        exchange_id=r["exchange_id"],
+        symbol=r["symbol"],
+        kind=r["kind"],
+        hour=r["hour"],
+        rows=r["rows"],
+        bytes=r["bytes"],
+        last_price=r["last_price"],
+        quote_volume=r["quote_volume"],
+        interval=r["interval"],
+    )
 
 
 def _aware(value: datetime) -> datetime:

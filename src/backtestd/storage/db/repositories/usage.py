@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.orm import Session
 
 from backtestd.domain.accounts import Usage
@@ -14,6 +15,20 @@ from backtestd.storage.db.tables import storage_items
 class UsageRepository:
     def __init__(self, session: Session) -> None:
         self._session = session
+
+    def lock_user(self, user_id: str) -> None:
+        """Serialise this transaction with the user's other storage changes until it ends.
+
+        A quota check (count, then sum, then compare) must not interleave with another one of
+        the same user, or both could pass and together exceed the cap. PostgreSQL takes a
+        transaction-scoped advisory lock; SQLite already serialises writers (the ``record``
+        that precedes the sum takes the database write lock).
+        """
+        if self._session.get_bind().dialect.name != "postgresql":
+            return
+        digest = hashlib.blake2b(f"storage:{user_id}".encode(), digest_size=8).digest()
+        key = int.from_bytes(digest, "big", signed=True)
+        self._session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
 
     def record(self, item_id: str, user_id: str, kind: str, size: int, when: datetime) -> None:
         """Count a stored object (idempotent per ``item_id``: the size is replaced)."""
