@@ -11,16 +11,12 @@ import os
 
 import pytest
 
-from tests.support.server import HARNESS_PREFIXES
+from tests.support.server import is_service_setting
 
 
 def service_variables(environ: dict[str, str] | os._Environ[str]) -> list[str]:
     """The ``BACKTESTD_*`` names in ``environ`` that configure the service, not the harness."""
-    return [
-        name
-        for name in environ
-        if name.startswith("BACKTESTD_") and not name.startswith(HARNESS_PREFIXES)
-    ]
+    return [name for name in environ if is_service_setting(name)]
 
 
 @pytest.fixture(autouse=True)

@@ -3,21 +3,16 @@ service uses that data dir (the newcomer's second-terminal trap)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import httpx
 
-from tests.support.server import BIN, HARNESS_PREFIXES, LiveServer
+from tests.support.server import BIN, LiveServer, harness_environment
 
 
 def _cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("BACKTESTD_") or k.startswith(HARNESS_PREFIXES)
-    }
+    env = harness_environment()
     env["BACKTESTD_DATA_DIR"] = str(data_dir)
     return subprocess.run(
         [str(BIN), *args], env=env, capture_output=True, text=True, timeout=120, check=True

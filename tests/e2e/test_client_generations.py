@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.server import HARNESS_PREFIXES, LiveServer
+from tests.support.server import LiveServer, harness_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 NEXT_CLIENTS = Path(sys.executable).parent.parent / "next-clients"
@@ -28,11 +28,7 @@ def _run(server: LiveServer, generation: str, key: str) -> dict[str, object]:
         if os.environ.get("BACKTESTD_REQUIRE_SERVICES") == "1":
             raise RuntimeError(f"{extra} is missing: run 'make test' (it installs it)")
         pytest.skip(f"{extra} is missing: run 'make test' to install qtsurfer-sdk 0.8.0")
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("BACKTESTD_") or k.startswith(HARNESS_PREFIXES)
-    }
+    env = harness_environment()
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(extra or ""), str(ROOT)) if p)
     done = subprocess.run(
         [sys.executable, "-m", "tests.support.journey", server.base_url, key],

@@ -17,6 +17,16 @@ BIN = Path(sys.executable).with_name("backtestd")
 HARNESS_PREFIXES = ("BACKTESTD_REQUIRE_SERVICES", "BACKTESTD_TEST_")
 
 
+def is_service_setting(name: str) -> bool:
+    """A ``BACKTESTD_*`` variable that configures the service (not the test harness)."""
+    return name.startswith("BACKTESTD_") and not name.startswith(HARNESS_PREFIXES)
+
+
+def harness_environment() -> dict[str, str]:
+    """This process's environment without the developer's service settings."""
+    return {k: v for k, v in os.environ.items() if not is_service_setting(k)}
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -32,13 +42,8 @@ class LiveServer:
         self.data_dir = data_dir
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        inherited = {
-            name: value
-            for name, value in os.environ.items()
-            if not name.startswith("BACKTESTD_") or name.startswith(HARNESS_PREFIXES)
-        }
         self.env = {
-            **inherited,
+            **harness_environment(),
             "BACKTESTD_DATA_DIR": str(data_dir),
             "BACKTESTD_PORT": str(self.port),
             "BACKTESTD_HOST": "127.0.0.1",
