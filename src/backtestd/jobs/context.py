@@ -16,7 +16,7 @@ from backtestd.marketdata.sources import build_sources
 from backtestd.marketdata.store import HourlyStore
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
-from backtestd.storage.objects.store import LocalObjectStore
+from backtestd.storage.objects.store import ObjectStore, open_object_store
 from backtestd.strategy.jvm import EnginePool, HostConfig
 
 
@@ -24,7 +24,7 @@ from backtestd.strategy.jvm import EnginePool, HostConfig
 class WorkerContext:
     settings: Settings
     database: Database
-    objects: LocalObjectStore
+    objects: ObjectStore
     store: HourlyStore
     engines: EnginePool
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
@@ -46,7 +46,7 @@ def context_for(settings_json: str, build: Callable[[Settings], WorkerContext]) 
 
 def build_worker_context(settings: Settings) -> WorkerContext:
     database = Database(settings.resolved_database_url)
-    objects = LocalObjectStore(settings.resolved_object_store_dir)
+    objects = open_object_store(settings)
     store = HourlyStore(
         objects, database, build_sources(settings), generated_max_bytes=settings.sim_cache_max_bytes
     )

@@ -24,7 +24,7 @@ from backtestd.services.validation import DryRunner
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.migrate import migrate
-from backtestd.storage.objects.store import LocalObjectStore
+from backtestd.storage.objects.store import ObjectStore, open_object_store
 from backtestd.strategy.jvm import EnginePool, HostConfig
 
 
@@ -32,7 +32,7 @@ from backtestd.strategy.jvm import EnginePool, HostConfig
 class Services:
     settings: Settings
     database: Database
-    objects: LocalObjectStore
+    objects: ObjectStore
     store: HourlyStore
     catalogue: Catalogue
     auth: AuthService
@@ -57,7 +57,7 @@ def build_services(settings: Settings) -> Services:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     database = Database(settings.resolved_database_url)
     migrate(database)
-    objects = LocalObjectStore(settings.resolved_object_store_dir)
+    objects = open_object_store(settings)
     sources = build_sources(settings)
     store = HourlyStore(
         objects, database, sources, generated_max_bytes=settings.sim_cache_max_bytes

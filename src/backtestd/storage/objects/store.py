@@ -7,9 +7,15 @@ an atomic rename, so a reader sees either nothing or the whole object, never hal
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
+
+from backtestd.settings import Settings
+
+_CHUNK = 1 << 20
 
 
 class ObjectStore(Protocol):
@@ -23,6 +29,27 @@ class ObjectStore(Protocol):
 
     def local_path(self, key: str) -> Path | None:
         """A filesystem path for memory-mapping, when the store is local."""
+        ...
+
+    def put_file(self, key: str, source: Path) -> None:
+        """Publish a local file under ``key`` without reading it into memory."""
+        ...
+
+    def size(self, key: str) -> int | None:
+        """The object's size in bytes, or None when it does not exist."""
+        ...
+
+    def iter_range(self, key: str, start: int = 0, end: int | None = None) -> Iterator[bytes]:
+        """The bytes ``[start, end)`` of an object in chunks (``end`` None = to the end)."""
+        ...
+
+    def presigned_get(self, key: str, expires_seconds: int) -> str | None:
+        """A credential-free GET URL the store itself serves, or None when the service must
+        sign and serve its own (the local store)."""
+        ...
+
+    def presigned_put(self, key: str, expires_seconds: int) -> str | None:
+        """A credential-free PUT URL the store itself accepts, or None (the local store)."""
         ...
 
 
@@ -67,3 +94,47 @@ class LocalObjectStore:
 
     def local_path(self, key: str) -> Path | None:
         return self._path(key)
+
+    def put_file(self, key: str, source: Path) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".staging-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle, source.open("rb") as src:
+                shutil.copyfileobj(src, handle, _CHUNK)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def size(self, key: str) -> int | None:
+        try:
+            return self._path(key).stat().st_size
+        except FileNotFoundError:
+            return None
+
+    def iter_range(self, key: str, start: int = 0, end: int | None = None) -> Iterator[bytes]:
+        with self._path(key).open("rb") as handle:
+            handle.seek(start)
+            remaining = None if end is None else max(0, end - start)
+            while remaining is None or remaining > 0:
+                want = _CHUNK if remaining is None else min(_CHUNK, remaining)
+                chunk = handle.read(want)
+                if not chunk:
+                    return
+                if remaining is not None:
+                    remaining -= len(chunk)
+                yield chunk
+
+    def presigned_get(self, key: str, expires_seconds: int) -> str | None:
+        return None
+
+    def presigned_put(self, key: str, expires_seconds: int) -> str | None:
+        return None
+
+
+def open_object_store(settings: Settings) -> ObjectStore:
+    """The configured object store: the one place the backend is chosen."""
+    return LocalObjectStore(settings.resolved_object_store_dir)
