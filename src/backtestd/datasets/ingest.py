@@ -1,0 +1,271 @@
+"""Ingest of one uploaded file: detect, unwrap, check every row, and produce the version file.
+
+The format comes from the bytes (never a name); a CSV is read with pyarrow's streaming reader in
+blocks and converted to lastra; parquet and lastra are checked batch by batch and kept as they
+are. Every refusal is an :class:`IngestError` whose message names the row or column at fault.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+from lastra import DataType, LastraReader
+
+from backtestd.datasets.formats import FormatError, UploadFormat
+from backtestd.datasets.rows import F64, RowChecker, RowError, micros_to_datetime
+from backtestd.datasets.timestamps import (
+    TimestampError,
+    arrow_unit,
+    detect_unit,
+    row_label,
+    to_micros,
+)
+from backtestd.datasets.unpack import unpack
+from backtestd.datasets.version_file import (
+    ROW_GROUP,
+    TIMESTAMP_NAMES,
+    LastraVersionWriter,
+    lastra_timestamp_column,
+    lastra_unit,
+    value_columns,
+)
+from backtestd.domain.datasets import OPTIONAL_COLUMNS, DataFormat, TimestampUnit
+
+CSV_BLOCK_BYTES = 8 << 20
+
+
+class IngestError(ValueError):
+    """The upload cannot become a version; the message is the dataset's ``error``."""
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    data_format: DataFormat
+    path: Path
+    bytes: int
+    rows: int
+    cadence: str
+    gaps: int
+    largest_gap_steps: int
+    timestamp_unit: TimestampUnit
+    data_from: datetime
+    data_to: datetime
+    columns: tuple[str, ...]
+
+
+def ingest_upload(upload: Path, work_dir: Path, max_bytes: int) -> IngestResult:
+    """Check ``upload`` and produce the file to store; ``max_bytes`` caps decompression."""
+    try:
+        plain, kind = unpack(upload, work_dir, max_bytes)
+        if kind is UploadFormat.CSV:
+            return _ingest_csv(plain, work_dir / "version.lastra")
+        if kind is UploadFormat.PARQUET:
+            return _ingest_parquet(plain)
+        return _ingest_lastra(plain)
+    except (FormatError, TimestampError, RowError) as exc:
+        raise IngestError(str(exc)) from None
+
+
+def _result(
+    checker: RowChecker,
+    data_format: DataFormat,
+    path: Path,
+    unit: TimestampUnit,
+    columns: tuple[str, ...],
+) -> IngestResult:
+    if checker.rows == 0 or checker.first_us is None or checker.last_us is None:
+        raise IngestError("the file has no data rows; upload at least one row")
+    report = checker.cadence()
+    return IngestResult(
+        data_format=data_format,
+        path=path,
+        bytes=path.stat().st_size,
+        rows=checker.rows,
+        cadence=report.cadence,
+        gaps=report.gaps,
+        largest_gap_steps=report.largest_gap_steps,
+        timestamp_unit=unit,
+        data_from=micros_to_datetime(checker.first_us),
+        data_to=micros_to_datetime(checker.last_us),
+        columns=("timestamp", *columns),
+    )
+
+
+def _require_columns(names: list[str], what: str) -> None:
+    lowered = {n.lower(): n for n in names}
+    for required in ("timestamp", "close"):
+        if required in names or (required == "timestamp" and "ts" in names and what != "CSV"):
+            continue
+        hint = ""
+        if required in lowered:
+            hint = f" (found {lowered[required]!r}: names are case-sensitive)"
+        raise IngestError(
+            f"the {what} has no {required!r} column{hint}; required columns are timestamp and "
+            f"close, optional {', '.join(OPTIONAL_COLUMNS)}; found {', '.join(names) or 'none'}"
+        )
+
+
+def _values(batch: pa.RecordBatch, columns: tuple[str, ...], first_row: int) -> dict[str, F64]:
+    out: dict[str, F64] = {}
+    for name in columns:
+        column = batch.column(batch.schema.get_field_index(name))
+        if column.null_count:
+            index = int(pc.index(pc.is_null(column), True).as_py())
+            raise RowError(
+                f"{row_label(first_row + index)}: column {name!r} is empty or NaN; every value "
+                "must be a finite number"
+            )
+        try:
+            numbers = pc.cast(column, pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            raise RowError(f"column {name!r} is not numeric ({column.type})") from None
+        out[name] = np.asarray(numbers.to_numpy(zero_copy_only=False), dtype=np.float64)
+    return out
+
+
+# -- CSV ------------------------------------------------------------------------------------
+
+
+def _csv_header(path: Path) -> list[str]:
+    with path.open("r", encoding="utf-8-sig", newline="") as handle:
+        header = next(csv.reader(handle), [])
+    return [name.strip() for name in header]
+
+
+def _locate_csv_problem(path: Path, header: list[str], message: str) -> str:
+    """Turn an arrow conversion error into one naming the row and column (error path only)."""
+    numeric = [i for i, name in enumerate(header) if name in ("close", *OPTIONAL_COLUMNS)]
+    with path.open("r", encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle)
+        next(reader, None)
+        for row_number, row in enumerate(reader, start=1):
+            if len(row) != len(header):
+                return (
+                    f"{row_label(row_number)}: has {len(row)} fields, the header has {len(header)}"
+                )
+            for index in numeric:
+                text = row[index].strip()
+                if text == "":
+                    continue
+                try:
+                    float(text)
+                except ValueError:
+                    where = f"{row_label(row_number)}: column {header[index]!r}"
+                    return f"{where} is {text!r}, not a number"
+    return f"the CSV could not be read: {message}"
+
+
+def _ingest_csv(path: Path, target: Path) -> IngestResult:
+    header = _csv_header(path)
+    _require_columns(header, "CSV")
+    if len(set(header)) != len(header):
+        raise IngestError(f"the CSV header names a column twice: {', '.join(header)}")
+    columns = value_columns(header)
+    convert = pacsv.ConvertOptions(
+        column_types={"timestamp": pa.string(), **{name: pa.float64() for name in columns}},
+        include_columns=["timestamp", *columns],
+        strings_can_be_null=True,
+    )
+    reader_options = pacsv.ReadOptions(block_size=CSV_BLOCK_BYTES, encoding="utf8")
+    writer = LastraVersionWriter(columns)
+    checker = RowChecker()
+    unit: TimestampUnit | None = None
+    try:
+        reader = pacsv.open_csv(path, read_options=reader_options, convert_options=convert)
+        for batch in reader:
+            if batch.num_rows == 0:
+                continue
+            first_row = checker.rows + 1
+            ts_column = batch.column(0)
+            if unit is None:
+                first = ts_column[0].as_py()
+                if first is None:
+                    raise RowError(f"{row_label(1)}: timestamp is empty")
+                unit = detect_unit(first)
+            ts_us = to_micros(ts_column, unit, first_row)
+            values = _values(batch, columns, first_row)
+            checker.check(ts_us, values)
+            writer.write(ts_us, values)
+    except pa.ArrowInvalid as exc:
+        raise IngestError(_locate_csv_problem(path, header, str(exc))) from None
+    if unit is None:
+        raise IngestError("the CSV has a header but no data rows; upload at least one row")
+    writer.finish(target)
+    return _result(checker, DataFormat.LASTRA, target, unit, columns)
+
+
+# -- parquet --------------------------------------------------------------------------------
+
+
+def _ingest_parquet(path: Path) -> IngestResult:
+    try:
+        parquet = pq.ParquetFile(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise IngestError(f"the parquet file is damaged or truncated: {exc}") from None
+    names = list(parquet.schema_arrow.names)
+    _require_columns(names, "parquet file")
+    ts_name = next(name for name in TIMESTAMP_NAMES if name in names)
+    columns = value_columns(names)
+    checker = RowChecker()
+    unit: TimestampUnit | None = None
+    try:
+        for batch in parquet.iter_batches(batch_size=ROW_GROUP, columns=[ts_name, *columns]):
+            if batch.num_rows == 0:
+                continue
+            first_row = checker.rows + 1
+            ts_column = batch.column(0)
+            if unit is None:
+                if pa.types.is_timestamp(ts_column.type):
+                    unit = arrow_unit(ts_column.type)
+                else:
+                    unit = detect_unit(ts_column[0].as_py())
+            ts_us = to_micros(ts_column, unit, first_row)
+            checker.check(ts_us, _values(batch, columns, first_row))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise IngestError(f"the parquet file is damaged or truncated: {exc}") from None
+    return _result(checker, DataFormat.PARQUET, path, unit or TimestampUnit.MICROS, columns)
+
+
+# -- lastra ---------------------------------------------------------------------------------
+
+
+def _ingest_lastra(path: Path) -> IngestResult:
+    try:
+        reader = LastraReader.from_bytes(path.read_bytes())
+        ts_name = lastra_timestamp_column(reader)
+        names = [c.name for c in reader.series_columns]
+        if ts_name is None:
+            raise IngestError(
+                "the lastra file has no int64 'ts' or 'timestamp' series column; "
+                f"its series columns are {', '.join(names) or 'none'}"
+            )
+        doubles = {c.name for c in reader.series_columns if c.data_type is DataType.DOUBLE}
+        if "close" not in doubles:
+            raise IngestError(
+                "the lastra file has no float64 'close' series column; "
+                f"its series columns are {', '.join(names) or 'none'}"
+            )
+        columns = tuple(name for name in value_columns(names) if name in doubles)
+        raw = np.asarray(reader.read_series_long(ts_name), dtype=np.int64)
+        values = {n: np.asarray(reader.read_series_double(n), dtype=np.float64) for n in columns}
+    except IngestError:
+        raise
+    except Exception as exc:  # the lastra reader raises many kinds on damaged input
+        raise IngestError(f"the lastra file is damaged or truncated: {exc}") from None
+    if raw.size == 0:
+        raise IngestError("the lastra file has no rows; upload at least one row")
+    unit = lastra_unit(reader, ts_name, int(raw[0]))
+    scale = {TimestampUnit.SECONDS: 1_000_000, TimestampUnit.MILLIS: 1_000}.get(unit, 1)
+    checker = RowChecker()
+    for start in range(0, int(raw.size), ROW_GROUP):
+        chunk = slice(start, start + ROW_GROUP)
+        checker.check(raw[chunk] * scale, {n: v[chunk] for n, v in values.items()})
+    return _result(checker, DataFormat.LASTRA, path, unit, columns)

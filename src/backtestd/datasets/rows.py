@@ -1,0 +1,80 @@
+"""Row checks shared by every upload format, applied chunk by chunk in file order.
+
+Timestamps must rise strictly (equal timestamps would make the engine's bar and tick order
+ambiguous) and every number must be present and finite. The checker also accumulates what the
+version record reports (rows, range, cadence, gaps), so one pass over the file does both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from backtestd.datasets.cadence import CadenceAccumulator, CadenceReport
+from backtestd.datasets.timestamps import row_label
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+
+class RowError(ValueError):
+    """A row breaks the upload rules; the message names the row and the column."""
+
+
+def micros_to_datetime(micros: int) -> datetime:
+    return datetime.fromtimestamp(micros // 1_000_000, tz=UTC).replace(
+        microsecond=micros % 1_000_000
+    )
+
+
+def iso_micros(micros: int) -> str:
+    text = micros_to_datetime(micros).isoformat()
+    return text.replace("+00:00", "Z")
+
+
+class RowChecker:
+    def __init__(self) -> None:
+        self.rows = 0
+        self.first_us: int | None = None
+        self.last_us: int | None = None
+        self._cadence = CadenceAccumulator()
+
+    def check(self, ts_us: I64, values: Mapping[str, F64]) -> None:
+        """Check the next chunk (``ts_us`` and the value columns of the same length)."""
+        if ts_us.size == 0:
+            return
+        self._check_order(ts_us)
+        for name, column in values.items():
+            finite = np.isfinite(column)
+            if not bool(finite.all()):
+                index = int(np.flatnonzero(~finite)[0])
+                raise RowError(
+                    f"{row_label(self.rows + index + 1)}: column {name!r} is {column[index]!r}; "
+                    "every value must be a finite number"
+                )
+        self._cadence.add(ts_us)
+        if self.first_us is None:
+            self.first_us = int(ts_us[0])
+        self.last_us = int(ts_us[-1])
+        self.rows += int(ts_us.size)
+
+    def _check_order(self, ts_us: I64) -> None:
+        if self.last_us is None:
+            steps = np.diff(ts_us)
+            offset = 1
+        else:
+            steps = ts_us - np.concatenate(([self.last_us], ts_us[:-1]))
+            offset = 0
+        bad = np.flatnonzero(steps <= 0)
+        if bad.size:
+            index = int(bad[0]) + offset
+            raise RowError(
+                f"{row_label(self.rows + index + 1)}: timestamp {iso_micros(int(ts_us[index]))} "
+                "is not after the previous row; rows must be sorted by time with no duplicates"
+            )
+
+    def cadence(self) -> CadenceReport:
+        return self._cadence.report()

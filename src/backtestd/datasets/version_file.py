@@ -1,0 +1,127 @@
+"""The stored file of a dataset version: written by ingest, read back by prepare.
+
+A CSV upload becomes lastra: ``ts`` (int64 epoch microseconds, delta-varint, ``unit=us``) and one
+float64 column per value column. Parquet and lastra uploads are stored as they were PUT and read
+here with the same column rules as at ingest (``timestamp`` or ``ts``, plus value columns).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.parquet as pq
+from lastra import Codec, DataType, LastraReader, LastraWriter
+
+from backtestd.datasets.timestamps import detect_unit, to_micros
+from backtestd.domain.datasets import OPTIONAL_COLUMNS, DataFormat, TimestampUnit
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+ROW_GROUP = 65_536
+TIMESTAMP_NAMES = ("timestamp", "ts")
+LASTRA_UNITS = {
+    "s": TimestampUnit.SECONDS,
+    "ms": TimestampUnit.MILLIS,
+    "us": TimestampUnit.MICROS,
+    "micros": TimestampUnit.MICROS,
+    "millis": TimestampUnit.MILLIS,
+}
+
+
+@dataclass(frozen=True)
+class VersionData:
+    """A version's rows: ``ts_us`` and the value columns it has (``close`` always)."""
+
+    ts_us: I64
+    columns: dict[str, F64]
+
+    def between(self, start_us: int, end_us: int) -> VersionData:
+        lo, hi = np.searchsorted(self.ts_us, [start_us, end_us], side="left")
+        return VersionData(
+            self.ts_us[lo:hi], {name: col[lo:hi] for name, col in self.columns.items()}
+        )
+
+
+def value_columns(names: list[str]) -> tuple[str, ...]:
+    """The value columns a file has, in the canonical order (``close`` first)."""
+    present = set(names)
+    return ("close", *(name for name in OPTIONAL_COLUMNS if name in present))
+
+
+class LastraVersionWriter:
+    """Accumulates checked chunks and writes one lastra file (row groups of ``ROW_GROUP``)."""
+
+    def __init__(self, columns: tuple[str, ...]) -> None:
+        self.columns = columns
+        self._writer = LastraWriter(row_group_size=ROW_GROUP)
+        self._writer.add_series_column("ts", DataType.LONG, Codec.DELTA_VARINT, {"unit": "us"})
+        for name in columns:
+            self._writer.add_series_column(name, DataType.DOUBLE, Codec.RAW)
+
+    def write(self, ts_us: I64, values: dict[str, F64]) -> None:
+        if ts_us.size:
+            self._writer.write_series(
+                int(ts_us.size), ts_us, *(np.ascontiguousarray(values[n]) for n in self.columns)
+            )
+
+    def finish(self, path: Path) -> int:
+        with path.open("wb") as handle:
+            self._writer.write_to(handle)
+        return path.stat().st_size
+
+
+def lastra_timestamp_column(reader: LastraReader) -> str | None:
+    names = {c.name: c for c in reader.series_columns}
+    for name in TIMESTAMP_NAMES:
+        if name in names and names[name].data_type is DataType.LONG:
+            return name
+    return None
+
+
+def lastra_unit(reader: LastraReader, ts_name: str, first: int) -> TimestampUnit:
+    for column in reader.series_columns:
+        if column.name == ts_name:
+            unit = LASTRA_UNITS.get(column.metadata.get("unit", ""))
+            if unit is not None:
+                return unit
+    return detect_unit(first)
+
+
+def read_version(path: Path, data_format: DataFormat) -> VersionData:
+    """The whole version in memory (prepare reads at most ``maxRangeDays`` of it)."""
+    if data_format is DataFormat.LASTRA:
+        reader = LastraReader.from_bytes(path.read_bytes())
+        ts_name = lastra_timestamp_column(reader) or "ts"
+        raw = np.asarray(reader.read_series_long(ts_name), dtype=np.int64)
+        if raw.size == 0:
+            return VersionData(raw, {"close": np.empty(0)})
+        unit = lastra_unit(reader, ts_name, int(raw[0]))
+        names = [c.name for c in reader.series_columns]
+        columns = {
+            name: np.asarray(reader.read_series_double(name), dtype=np.float64)
+            for name in value_columns(names)
+        }
+        return VersionData(raw * _scale(unit), columns)
+    table = pq.read_table(path)
+    ts_name = next(n for n in TIMESTAMP_NAMES if n in table.column_names)
+    ts_column = table.column(ts_name).combine_chunks()
+    unit = (
+        TimestampUnit.MICROS
+        if pa.types.is_timestamp(ts_column.type)
+        else detect_unit(ts_column[0].as_py())
+    )
+    ts_us = to_micros(ts_column, unit, 1)
+    columns = {
+        name: np.asarray(table.column(name).to_numpy(), dtype=np.float64)
+        for name in value_columns(table.column_names)
+    }
+    return VersionData(ts_us, columns)
+
+
+def _scale(unit: TimestampUnit) -> int:
+    return {TimestampUnit.SECONDS: 1_000_000, TimestampUnit.MILLIS: 1_000}.get(unit, 1)
