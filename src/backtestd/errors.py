@@ -58,6 +58,12 @@ class Conflict(BacktestdError):
     default_reason = "CONFLICT"
 
 
+class Forbidden(BacktestdError):
+    """A signed link that is tampered with or expired: refused without saying which."""
+
+    default_reason = "LINK_REJECTED"
+
+
 class LimitExceeded(BacktestdError):
     """A quota, rate or concurrency limit was reached; retrying later may succeed.
 

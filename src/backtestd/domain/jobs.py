@@ -25,6 +25,8 @@ class JobKind(enum.StrEnum):
     EXECUTE = "execute"
     SWEEP = "sweep"  # the sweep itself: never run, finished by its last shard
     SWEEP_SHARD = "sweep_shard"  # a contiguous range of a sweep's trials (or one fold)
+    DATASET_INGEST = "dataset_ingest"  # one finalized upload becomes a dataset version
+    DATASET_IMPORT = "dataset_import"  # an exchange range becomes a dataset version
 
 
 @dataclass(frozen=True)

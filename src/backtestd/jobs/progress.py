@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.jobs import JobRepository
@@ -12,6 +13,15 @@ POLL_S = 0.5
 
 class JobCancelled(Exception):
     """Raised inside a handler when the job's cancellation was requested."""
+
+
+class JobFailed(Exception):
+    """The job cannot produce a result; the message is its ``statusDetail`` and ``results``
+    is stored as its (partial) result."""
+
+    def __init__(self, message: str, results: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.results = results or {}
 
 
 class JobProgress:

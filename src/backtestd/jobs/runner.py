@@ -12,10 +12,10 @@ from typing import Any
 
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.jobs.context import WorkerContext, build_worker_context, context_for
-from backtestd.jobs.handlers.execute import ExecuteFailed, run_execute
+from backtestd.jobs.handlers.execute import run_execute
 from backtestd.jobs.handlers.prepare import run_prepare
 from backtestd.jobs.handlers.sweep import finish_sweep_if_done, run_sweep_shard
-from backtestd.jobs.progress import JobCancelled, JobProgress
+from backtestd.jobs.progress import JobCancelled, JobFailed, JobProgress
 from backtestd.storage.db.repositories.jobs import JobRepository
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,7 @@ def _run(ctx: WorkerContext, job: JobRecord) -> str:
         return _finish(ctx, job_id, JobStatus.COMPLETED, None, result)
     except JobCancelled:
         return _finish(ctx, job_id, JobStatus.ABORTED, "cancelled on request", {})
-    except ExecuteFailed as exc:
+    except JobFailed as exc:
         return _finish(ctx, job_id, JobStatus.FAILED, str(exc), exc.results)
     except Exception as exc:
         log.exception("job %s failed", job_id)

@@ -196,7 +196,7 @@ class BacktestService:
         for job in runnable:
             rank = ranks.get((job.user_id, job.kind), 0)
             ranks[(job.user_id, job.kind)] = rank + 1
-            self._require_executor().submit(job.job_id, priority=-rank)
+            self.require_executor().submit(job.job_id, priority=-rank)
         return len(runnable)
 
     # -- helpers ------------------------------------------------------------------------
@@ -210,7 +210,7 @@ class BacktestService:
         spec: dict[str, Any],
         job_id: str,
     ) -> str:
-        executor = self._require_executor()
+        executor = self.require_executor()
         with self._database.unit_of_work() as uow:
             repo = JobRepository(uow.session)
             if repo.get(job_id) is not None:
@@ -289,7 +289,7 @@ class BacktestService:
                 "stored signals go with them)"
             )
 
-    def _require_executor(self) -> JobExecutor:
+    def require_executor(self) -> JobExecutor:
         if self.executor is None:
             raise LimitExceeded("this process runs no job executor; start it with 'serve'")
         return self.executor

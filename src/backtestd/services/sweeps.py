@@ -223,7 +223,7 @@ class SweepService:
         spec: SweepSpec,
         vectors: int,
     ) -> SweepAccepted:
-        executor = self._require_executor()
+        executor = self.require_executor()
         now = self._clock()
         with self._database.unit_of_work() as uow:
             repo = JobRepository(uow.session)
@@ -283,7 +283,7 @@ class SweepService:
                 reason="QUEUE_FULL",
             )
 
-    def _require_executor(self) -> JobExecutor:
+    def require_executor(self) -> JobExecutor:
         if self._backtests.executor is None:
             raise LimitExceeded("this process runs no job executor; start it with 'serve'")
         return self._backtests.executor

@@ -19,7 +19,7 @@ from backtestd.engine.equity_curve import OutMode, build_equity_curve, equity_po
 from backtestd.engine.metrics import result_fields
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.trial import TrialFailed, evaluate, load_prepared
-from backtestd.jobs.progress import JobCancelled, JobProgress
+from backtestd.jobs.progress import JobCancelled, JobFailed, JobProgress
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
 from backtestd.storage.objects.keys import signals_key
@@ -28,12 +28,8 @@ from backtestd.strategy.jvm import RunFailure, RunFailureKind, RunRequest, RunRe
 MAX_NOTICES = 50
 
 
-class ExecuteFailed(Exception):
+class ExecuteFailed(JobFailed):
     """The run cannot produce results; the message is the job's ``statusDetail``."""
-
-    def __init__(self, message: str, results: dict[str, Any]) -> None:
-        super().__init__(message)
-        self.results = results
 
 
 def host_name() -> str:

@@ -6,6 +6,8 @@ Layout::
         SYMBOL is BASE_QUOTE for spot and BASE_QUOTE_SETTLE for perpetuals.
     prepared/{prepare job id}/{column}.bin     raw little-endian columns, then manifest.json
     signals/{user}/{execute job id}.parquet    stored signals of one execution
+    datasets/{user}/{dataset}/uploads/{upload}.bin        bytes PUT to an upload session
+    datasets/{user}/{dataset}/versions/{version}.{fmt}    an immutable ingested version
 """
 
 from __future__ import annotations
@@ -43,3 +45,11 @@ def prepared_manifest_key(job_id: str) -> str:
 
 def signals_key(user_id: str, job_id: str) -> str:
     return f"signals/{user_id}/{job_id}.parquet"
+
+
+def dataset_upload_key(user_id: str, dataset_id: str, upload_id: str) -> str:
+    return f"datasets/{user_id}/{dataset_id}/uploads/{upload_id}.bin"
+
+
+def dataset_version_key(user_id: str, dataset_id: str, version_id: str, extension: str) -> str:
+    return f"datasets/{user_id}/{dataset_id}/versions/{version_id}.{extension}"
