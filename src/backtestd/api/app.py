@@ -12,7 +12,16 @@ from backtestd.api.body_limit import BodyLimitMiddleware
 from backtestd.api.dashboard import mount_dashboard
 from backtestd.api.docs import API_DESCRIPTION_VERSION, mount_api_docs, project_version
 from backtestd.api.errors import install_error_handlers
-from backtestd.api.routes import account, auth, backtests, market, strategies, sweeps
+from backtestd.api.routes import (
+    account,
+    auth,
+    backtests,
+    datasets,
+    files,
+    market,
+    strategies,
+    sweeps,
+)
 from backtestd.services.container import Services, build_services, start_executor
 from backtestd.settings import Settings
 
@@ -56,14 +65,16 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     v1 = APIRouter(prefix=API_PREFIX)
-    for module in (auth, account, market, strategies, backtests, sweeps):
+    for module in (auth, account, market, strategies, backtests, sweeps, datasets, files):
         v1.include_router(module.router)
     app.include_router(v1)
     mount_api_docs(app, API_PREFIX)
     mount_dashboard(app)
     install_error_handlers(app)
 
-    def cap_for(method: str, path: str) -> int:
+    def cap_for(method: str, path: str) -> int | None:
+        if method == "PUT" and path.startswith(f"{API_PREFIX}/uploads/"):
+            return None
         if method == "POST" and path.rstrip("/") == f"{API_PREFIX}/strategy":
             return settings.strategy_max_bytes
         return settings.max_body_bytes

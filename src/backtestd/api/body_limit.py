@@ -14,7 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 class BodyLimitMiddleware:
-    def __init__(self, app: ASGIApp, cap_for: Callable[[str, str], int]) -> None:
+    def __init__(self, app: ASGIApp, cap_for: Callable[[str, str], int | None]) -> None:
         self._app = app
         self._cap_for = cap_for
 
@@ -23,6 +23,9 @@ class BodyLimitMiddleware:
             await self._app(scope, receive, send)
             return
         cap = self._cap_for(scope["method"], scope["path"])
+        if cap is None:  # the route streams and caps its own body (dataset uploads)
+            await self._app(scope, receive, send)
+            return
         declared = _content_length(scope)
         if declared is not None and declared > cap:
             await _too_large(send, cap, scope)

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from lastra import DataType, LastraReader
 
 from backtestd.datasets.formats import FormatError, UploadFormat
-from backtestd.datasets.rows import F64, RowChecker, RowError, micros_to_datetime
+from backtestd.datasets.rows import F64, I64, RowChecker, RowError, micros_to_datetime
 from backtestd.datasets.timestamps import (
     TimestampError,
     arrow_unit,
@@ -269,3 +269,25 @@ def _ingest_lastra(path: Path) -> IngestResult:
         chunk = slice(start, start + ROW_GROUP)
         checker.check(raw[chunk] * scale, {n: v[chunk] for n, v in values.items()})
     return _result(checker, DataFormat.LASTRA, path, unit, columns)
+
+
+# -- imports ---------------------------------------------------------------------------------
+
+
+def build_version(ts_us: I64, values: dict[str, F64], target: Path) -> IngestResult:
+    """A lastra version from columns already in memory (an import), checked like an upload.
+
+    ``values`` holds ``close`` and any optional columns; timestamps are epoch microseconds.
+    """
+    columns = value_columns(list(values))
+    checker = RowChecker()
+    writer = LastraVersionWriter(columns)
+    ordered = {name: np.ascontiguousarray(values[name], dtype=np.float64) for name in columns}
+    times = np.ascontiguousarray(ts_us, dtype=np.int64)
+    try:
+        checker.check(times, ordered)
+    except RowError as exc:
+        raise IngestError(str(exc)) from None
+    writer.write(times, ordered)
+    writer.finish(target)
+    return _result(checker, DataFormat.LASTRA, target, TimestampUnit.MICROS, columns)

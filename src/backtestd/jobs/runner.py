@@ -12,6 +12,7 @@ from typing import Any
 
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.jobs.context import WorkerContext, build_worker_context, context_for
+from backtestd.jobs.handlers.datasets import run_dataset_import, run_dataset_ingest
 from backtestd.jobs.handlers.execute import run_execute
 from backtestd.jobs.handlers.prepare import run_prepare
 from backtestd.jobs.handlers.sweep import finish_sweep_if_done, run_sweep_shard
@@ -25,6 +26,8 @@ HANDLERS: dict[JobKind, Handler] = {
     JobKind.PREPARE: run_prepare,
     JobKind.EXECUTE: run_execute,
     JobKind.SWEEP_SHARD: run_sweep_shard,
+    JobKind.DATASET_INGEST: run_dataset_ingest,
+    JobKind.DATASET_IMPORT: run_dataset_import,
 }
 
 

@@ -28,6 +28,7 @@ from backtestd.errors import (
 )
 from backtestd.jobs.executors.base import JobExecutor
 from backtestd.marketdata.catalogue import Catalogue
+from backtestd.services.dataset_prepare import DatasetPrepare, dataset_prepare_spec
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.jobs import JobRepository
@@ -55,6 +56,7 @@ class PrepareInput:
     instrument: str | None
     cadence: str | None
     dataset_id: str | None = None
+    dataset_version_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -89,9 +91,23 @@ class BacktestService:
         """Queue a prepare; returns its job id and the cadence in effect."""
         self._check_path(exchange_id, data_type)
         if exchange_id == "user":
-            raise NotFound(
-                f"dataset {request.dataset_id!r} not found: this server has no user datasets yet"
+            spec = dataset_prepare_spec(
+                self._settings,
+                self._database,
+                principal,
+                data_type,
+                DatasetPrepare(
+                    request.dataset_id,
+                    request.dataset_version_id,
+                    request.from_,
+                    request.to,
+                    request.cadence,
+                ),
+                self._check_range_days,
             )
+            job_id = content_id("prepare", principal.user_id, spec)
+            self._submit(principal, JobKind.PREPARE, exchange_id, data_type, spec, job_id)
+            return job_id, str(spec["cadence"])
         if not request.instrument:
             raise InvalidInput("'instrument' is required for a managed exchange, e.g. BTC/USDT")
         instrument = self._instrument(exchange_id, request.instrument)
@@ -215,7 +231,7 @@ class BacktestService:
             repo = JobRepository(uow.session)
             if repo.get(job_id) is not None:
                 return job_id
-            self._check_limits(repo, principal, kind)
+            self._check_limits(repo, principal, kind, exchange_id)
             # Fair share: the user's n-th waiting job of a kind queues behind every other
             # user's (n-1)-th, so a burst from one user cannot starve the others.
             priority = -repo.count_active(kind, principal.user_id)
@@ -239,7 +255,11 @@ class BacktestService:
                 uow.after_commit(lambda: executor.submit(job_id, priority=priority))
         return job_id
 
-    def _check_limits(self, repo: JobRepository, principal: Principal, kind: JobKind) -> None:
+    def _check_limits(
+        self, repo: JobRepository, principal: Principal, kind: JobKind, exchange_id: str
+    ) -> None:
+        """Queue capacity always; per-user caps on executes, and on prepares of managed
+        exchanges (the description exempts ``user`` prepares)."""
         if repo.count_all_active() >= self._settings.max_queued_jobs:
             raise LimitExceeded(
                 f"the job queue is full ({self._settings.max_queued_jobs} jobs waiting or "
@@ -254,7 +274,7 @@ class BacktestService:
                     f"{principal.tier} tier; wait for one to finish or cancel one",
                     reason="CONCURRENCY_LIMIT",
                 )
-        else:
+        elif exchange_id != "user":
             limit = self._settings.max_active_prepares_per_user
             if repo.count_active(JobKind.PREPARE, principal.user_id) >= limit:
                 raise LimitExceeded(

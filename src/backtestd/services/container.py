@@ -14,12 +14,15 @@ from backtestd.marketdata.store import HourlyStore
 from backtestd.services.accounts import AccountService
 from backtestd.services.auth import AuthService, load_or_create_secret
 from backtestd.services.backtests import BacktestService
+from backtestd.services.dataset_imports import DatasetImports
+from backtestd.services.datasets import DatasetService
 from backtestd.services.fair_queue import FairQueue
 from backtestd.services.market import MarketService
 from backtestd.services.rate_limit import RateLimiter
 from backtestd.services.signed_urls import SignedUrls
 from backtestd.services.strategies import StrategyService
 from backtestd.services.sweeps import SweepService
+from backtestd.services.upload_links import UploadLinks
 from backtestd.services.validation import DryRunner
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
@@ -44,6 +47,8 @@ class Services:
     backtests: BacktestService
     sweeps: SweepService
     signed_urls: SignedUrls
+    datasets: DatasetService
+    dataset_imports: DatasetImports
 
     def close(self) -> None:
         if self.backtests.executor is not None:
@@ -78,6 +83,15 @@ def build_services(settings: Settings) -> Services:
     )
     strategies = StrategyService(settings, database, objects, engines, runner, validations)
     backtests = BacktestService(settings, database, catalogue)
+    signed_urls = SignedUrls(objects, secret, settings.resolved_public_base_url)
+    datasets = DatasetService(
+        settings,
+        database,
+        objects,
+        UploadLinks(secret, settings.resolved_public_base_url),
+        signed_urls,
+        backtests.require_executor,
+    )
     return Services(
         settings=settings,
         database=database,
@@ -92,7 +106,9 @@ def build_services(settings: Settings) -> Services:
         strategies=strategies,
         backtests=backtests,
         sweeps=SweepService(settings, database, backtests),
-        signed_urls=SignedUrls(objects, secret, settings.resolved_public_base_url),
+        signed_urls=signed_urls,
+        datasets=datasets,
+        dataset_imports=DatasetImports(datasets, catalogue),
     )
 
 

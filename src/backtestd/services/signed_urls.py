@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import time
+from collections.abc import Iterator
 from urllib.parse import quote
 
 from backtestd.errors import NotFound
@@ -35,23 +36,36 @@ class SignedUrls:
     def _sign(self, key: str, expires: int) -> str:
         return hmac.new(self._secret, f"{key}\n{expires}".encode(), hashlib.sha256).hexdigest()
 
-    def url_for(self, key: str) -> str | None:
-        """A signed link to ``key``, or None when the object no longer exists (revoked)."""
+    def url_for(self, key: str, ttl: int | None = None) -> str | None:
+        """A signed link to ``key``, or None when the object no longer exists (revoked).
+
+        A store that presigns its own URLs (S3) answers with those; the local store's links
+        point at ``/v1/files`` on this service.
+        """
         if not self._objects.exists(key):
             return None
-        expires = int(time.time()) + self._ttl
+        seconds = ttl or self._ttl
+        presigned = self._objects.presigned_get(key, seconds)
+        if presigned is not None:
+            return presigned
+        expires = int(time.time()) + seconds
         return (
             f"{self._base_url}/v1/files/{quote(key)}?expires={expires}"
             f"&sig={self._sign(key, expires)}"
         )
 
-    def read(self, key: str, expires: int, signature: str) -> bytes:
+    def size_of(self, key: str, expires: int, signature: str) -> int:
+        """Check a link; the size of the object it names (for ranges and Content-Length)."""
         valid = hmac.compare_digest(self._sign(key, expires), signature)
         if not valid or expires < time.time():
-            raise NotFound("this file link is invalid or has expired; fetch the result again")
-        blob = self._objects.get(key)
-        if blob is None:
+            raise NotFound("this file link is invalid or has expired; fetch a new link")
+        size = self._objects.size(key)
+        if size is None:
             raise NotFound(
-                "the file no longer exists: it was deleted with its strategy or the execution"
+                "the file no longer exists: it was deleted with its strategy, execution or dataset"
             )
-        return blob
+        return size
+
+    def stream(self, key: str, start: int, end: int | None) -> Iterator[bytes]:
+        """Bytes ``[start, end)`` of a checked key, in chunks."""
+        return self._objects.iter_range(key, start, end)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 
 from backtestd.api.deps import BacktestsExecute, BacktestsRead, BacktestsWrite, ServicesDep
 from backtestd.api.schemas.backtests import (
@@ -68,7 +68,14 @@ def prepare(
         principal,
         exchangeId,
         type,
-        PrepareInput(body.from_, body.to, body.instrument, body.cadence, body.datasetId),
+        PrepareInput(
+            body.from_,
+            body.to,
+            body.instrument,
+            body.cadence,
+            body.datasetId,
+            body.datasetVersionId,
+        ),
     )
     return PrepareAccepted(jobId=job_id, cadence=cadence)
 
@@ -160,9 +167,3 @@ def cancel_execute(
 ) -> CancelBacktestResponse:
     services.backtests.cancel_execute(principal, exchangeId, type, jobId)
     return CancelBacktestResponse(jobId=jobId)
-
-
-@router.get("/files/{key:path}", include_in_schema=False)
-def signed_file(key: str, expires: int, sig: str, services: ServicesDep) -> Response:
-    content = services.signed_urls.read(key, expires, sig)
-    return Response(content, media_type="application/vnd.apache.parquet")

@@ -75,6 +75,9 @@ class PrepareJobState(WireModel):
     hoursWithData: int | None = None
     closedHours: int | None = None
     hoursWithoutData: list[HourWithoutData] | None = None
+    cadence: str | None = None  # user prepares only, with gaps and largestGapSteps
+    gaps: int | None = None
+    largestGapSteps: int | None = None
 
 
 class CancelBacktestResponse(WireModel):

@@ -20,6 +20,7 @@ from backtestd.engine.cadence import width_of
 from backtestd.engine.coverage import Slot, closed_slots, coverage_of
 from backtestd.engine.prepare import assemble
 from backtestd.jobs.context import WorkerContext
+from backtestd.jobs.handlers.prepare_dataset import run_dataset_prepare
 from backtestd.jobs.progress import JobProgress
 from backtestd.storage.db.repositories.market import MarketHourRepository
 from backtestd.storage.objects.keys import prepared_column_key, prepared_manifest_key
@@ -59,6 +60,8 @@ def _source_shape(
 
 
 def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
+    if job.exchange_id == "user":
+        return run_dataset_prepare(ctx, job, progress)
     spec = job.spec
     start = datetime.fromisoformat(spec["from"])
     end = datetime.fromisoformat(spec["to"])

@@ -189,6 +189,15 @@ class DatasetRepository:
             )
         )
 
+    def version_bytes(self, dataset_id: str) -> int:
+        """Bytes of every stored version of a dataset (what its storage item counts)."""
+        total = self._session.execute(
+            select(func.coalesce(func.sum(dataset_versions.c.bytes), 0)).where(
+                dataset_versions.c.dataset_id == dataset_id
+            )
+        ).scalar_one()
+        return int(total)
+
     def version_of(self, user_id: str, version_id: str) -> DatasetVersion | None:
         row = (
             self._session.execute(
@@ -229,6 +238,12 @@ class DatasetRepository:
         )
         return _session_record(row) if row else None
 
+    def sessions_of(self, dataset_id: str) -> list[DatasetSession]:
+        rows = self._session.execute(
+            select(dataset_uploads).where(dataset_uploads.c.dataset_id == dataset_id)
+        ).mappings()
+        return [_session_record(row) for row in rows]
+
     def open_upload_of(self, dataset_id: str) -> DatasetSession | None:
         """The one not-yet-finalized upload session of a dataset, if any."""
         row = (
@@ -245,3 +260,14 @@ class DatasetRepository:
             .first()
         )
         return _session_record(row) if row else None
+
+    def session_by_id(self, session_id: str) -> tuple[DatasetSession, dict[str, Any]] | None:
+        """A session and its spec by id alone: for the signed PUT, whose link is the credential."""
+        row = (
+            self._session.execute(
+                select(dataset_uploads).where(dataset_uploads.c.upload_id == session_id)
+            )
+            .mappings()
+            .first()
+        )
+        return (_session_record(row), dict(row["spec"] or {})) if row else None

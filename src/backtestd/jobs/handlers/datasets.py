@@ -1,0 +1,267 @@
+"""Dataset jobs: ingest an uploaded file, or fetch an exchange range, into a new version.
+
+Both end in :func:`publish`: the version file goes to the object store, then one transaction
+counts its bytes in the storage pool (refused over ``maxTotalStorageBytes``), adds the version,
+moves ``currentVersionId`` and marks the session ready. A refusal marks the dataset ``failed``
+with the reason and leaves every earlier version as it was.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from backtestd.datasets.ingest import IngestError, IngestResult, build_version, ingest_upload
+from backtestd.domain.datasets import (
+    DatasetStatus,
+    DatasetType,
+    DatasetVersion,
+    SessionStatus,
+)
+from backtestd.domain.jobs import JobRecord
+from backtestd.domain.marketdata import DataKind, Instrument, hour_start, hours_between
+from backtestd.domain.quotas import storage_overflow
+from backtestd.engine.prepare import aggregate_klines
+from backtestd.jobs.context import WorkerContext
+from backtestd.jobs.progress import JobFailed, JobProgress
+from backtestd.storage.db.engine import UnitOfWork
+from backtestd.storage.db.repositories.datasets import DatasetRepository
+from backtestd.storage.db.repositories.usage import UsageRepository
+from backtestd.storage.objects.keys import dataset_version_key
+
+DECOMPRESSED_FACTOR = 4
+"""An upload may unpack to this many times ``maxDatasetBytes`` (a CSV shrinks as lastra)."""
+PROGRESS_EVERY_HOURS = 6
+
+
+class _Refused(Exception):
+    """Raised inside the publishing transaction to roll it back with a user-facing reason."""
+
+
+def _work_dir(ctx: WorkerContext) -> Path:
+    root = ctx.settings.data_dir.resolve() / "tmp"
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def fail(ctx: WorkerContext, job: JobRecord, message: str) -> JobFailed:
+    """Mark the session and the dataset failed (current version untouched); the error to raise."""
+    spec = job.spec
+    now = ctx.clock()
+    with ctx.database.unit_of_work() as uow:
+        repo = DatasetRepository(uow.session)
+        found = repo.session_by_id(_session_id(spec))
+        if found is not None:
+            repo.save_session(
+                replace(found[0], status=SessionStatus.FAILED, error=message, updated_at=now)
+            )
+        dataset = repo.of(job.user_id, spec["datasetId"], include_deleted=True)
+        if dataset is not None:
+            repo.save(replace(dataset, status=DatasetStatus.FAILED, error=message))
+    return JobFailed(message)
+
+
+def _session_id(spec: dict[str, Any]) -> str:
+    return str(spec.get("uploadId") or spec["importId"])
+
+
+def publish(ctx: WorkerContext, job: JobRecord, result: IngestResult) -> dict[str, Any]:
+    spec = job.spec
+    cap = int(spec["maxDatasetBytes"])
+    if result.bytes > cap:
+        raise fail(
+            ctx,
+            job,
+            f"the stored version would be {result.bytes:,} bytes, over the {spec['tier']} "
+            f"tier's maxDatasetBytes of {cap:,}; upload a shorter range",
+        )
+    dataset_id = spec["datasetId"]
+    version_id = f"dsv_{job.job_id}"
+    key = dataset_version_key(job.user_id, dataset_id, version_id, result.data_format.value)
+    ctx.objects.put_file(key, result.path)
+    now = ctx.clock()
+    version = DatasetVersion(
+        version_id=version_id,
+        dataset_id=dataset_id,
+        user_id=job.user_id,
+        object_key=key,
+        data_format=result.data_format,
+        bytes=result.bytes,
+        rows=result.rows,
+        cadence=result.cadence,
+        timestamp_unit=result.timestamp_unit,
+        gaps=result.gaps,
+        largest_gap_steps=result.largest_gap_steps,
+        data_from=result.data_from,
+        data_to=result.data_to,
+        columns=result.columns,
+        created_at=now,
+    )
+    try:
+        with ctx.database.unit_of_work() as uow:
+            _commit_version(uow, job, version, int(spec["maxTotalStorageBytes"]))
+    except _Refused as exc:
+        ctx.objects.delete(key)
+        raise fail(ctx, job, str(exc)) from None
+    return {"datasetId": dataset_id, "versionId": version_id, "rows": result.rows}
+
+
+def _commit_version(uow: UnitOfWork, job: JobRecord, version: DatasetVersion, cap: int) -> None:
+    repo = DatasetRepository(uow.session)
+    usage = UsageRepository(uow.session)
+    usage.lock_user(job.user_id)
+    dataset = repo.of(job.user_id, version.dataset_id)
+    if dataset is None:
+        raise _Refused("the dataset was deleted before its ingest finished")
+    if repo.version_of(job.user_id, version.version_id) is None:
+        stored = repo.version_bytes(version.dataset_id) + version.bytes
+        usage.record(version.dataset_id, job.user_id, "dataset", stored, version.created_at)
+        problem = storage_overflow(
+            usage.usage_of(job.user_id), cap, job.spec["tier"], version.bytes, "this version"
+        )
+        if problem:
+            raise _Refused(problem)
+        repo.add_version(version)
+    candles = {"open", "high", "low"} <= set(version.columns)
+    repo.save(
+        replace(
+            dataset,
+            type=DatasetType.KLINES if candles else DatasetType.TICKER,
+            status=DatasetStatus.READY,
+            error=None,
+            current_version_id=version.version_id,
+            updated_at=version.created_at,
+        )
+    )
+    found = repo.session_by_id(_session_id(job.spec))
+    if found is not None:
+        repo.save_session(
+            replace(
+                found[0],
+                status=SessionStatus.READY,
+                version_id=version.version_id,
+                error=None,
+                updated_at=version.created_at,
+            )
+        )
+
+
+def run_dataset_ingest(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
+    spec = job.spec
+    with ctx.database.unit_of_work() as uow:
+        found = DatasetRepository(uow.session).session_by_id(spec["uploadId"])
+    if found is None:
+        raise JobFailed("the upload session no longer exists")
+    upload_key = found[0].object_key
+    progress.size(1)
+    with tempfile.TemporaryDirectory(dir=_work_dir(ctx), prefix="ingest-") as work:
+        work_dir = Path(work)
+        source = ctx.objects.local_path(upload_key)
+        if source is None or not source.exists():
+            source = work_dir / "upload.bin"
+            with source.open("wb") as handle:
+                for chunk in ctx.objects.iter_range(upload_key):
+                    handle.write(chunk)
+        cap = int(spec["maxDatasetBytes"]) * DECOMPRESSED_FACTOR
+        try:
+            result = ingest_upload(source, work_dir, cap)
+        except IngestError as exc:
+            raise fail(ctx, job, str(exc)) from None
+        answer = publish(ctx, job, result)
+    ctx.objects.delete(upload_key)
+    progress.update(1)
+    return answer
+
+
+# -- imports ---------------------------------------------------------------------------------
+
+
+def _fetch(
+    ctx: WorkerContext, job: JobRecord, progress: JobProgress
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The range's rows from the exchange's hourly store, as import columns (ts in ms)."""
+    spec = job.spec
+    start, end = datetime.fromisoformat(spec["from"]), datetime.fromisoformat(spec["to"])
+    instrument = Instrument.parse(spec["instrument"])
+    kind = DataKind.KLINES if spec["dataType"] == "klines" else DataKind.TICKERS
+    last_hour = hour_start(end - timedelta(microseconds=1))
+    hours = hours_between(start, last_hour + timedelta(hours=1))
+    progress.size(len(hours))
+    parts: dict[str, list[np.ndarray]] = {}
+    from_ms, to_ms = int(start.timestamp() * 1000), int(end.timestamp() * 1000)
+    for index, hour in enumerate(hours):
+        if index % PROGRESS_EVERY_HOURS == 0:
+            progress.update(index)
+        frame = ctx.store.read_frame(spec["exchange"], instrument, kind, hour)
+        if frame is None:
+            continue
+        ts = frame.columns["ts"]
+        keep = (ts >= from_ms) & (ts < to_ms)
+        for name, column in frame.columns.items():
+            parts.setdefault(name, []).append(np.asarray(column)[keep])
+    if not parts or not sum(len(p) for p in parts["ts"]):
+        raise fail(
+            ctx,
+            job,
+            f"{spec['exchange']} has no {spec['dataType']} data for {spec['instrument']} "
+            f"between {spec['from']} and {spec['to']}",
+        )
+    progress.update(len(hours))
+    columns = {name: np.concatenate(chunks) for name, chunks in parts.items()}
+    return columns.pop("ts").astype(np.int64), columns
+
+
+def _import_columns(
+    spec: dict[str, Any], ts_ms: np.ndarray, raw: dict[str, np.ndarray]
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Map store columns to dataset columns; with a cadence, bars of that width."""
+    if spec["dataType"] == "klines":
+        bars = {name: raw[name] for name in ("open", "high", "low", "close", "volume")}
+    else:
+        last = raw["last"]
+        bars = {"open": last, "high": last, "low": last, "close": last, "volume": raw["volume"]}
+    cadence_ms = spec.get("cadenceMs")
+    if cadence_ms:
+        out = aggregate_klines(
+            ts_ms,
+            bars["open"],
+            bars["high"],
+            bars["low"],
+            bars["close"],
+            bars["volume"],
+            int(cadence_ms),
+        )
+        ts_ms = out.pop("ts")
+        return ts_ms, out
+    if spec["dataType"] == "klines":
+        return ts_ms, bars
+    values = {"close": raw["last"], "volume": raw["volume"]}
+    values.update({name: raw[name] for name in ("bid", "bidSize", "ask", "askSize")})
+    return ts_ms, values
+
+
+def run_dataset_import(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
+    ts_ms, raw = _fetch(ctx, job, progress)
+    with ctx.database.unit_of_work() as uow:
+        repo = DatasetRepository(uow.session)
+        found = repo.session_by_id(job.spec["importId"])
+        if found is not None:
+            repo.save_session(
+                replace(found[0], status=SessionStatus.INGESTING, updated_at=ctx.clock())
+            )
+    ts_ms, values = _import_columns(job.spec, ts_ms, raw)
+    # The store may hold two ticks in one millisecond; a dataset's rows rise strictly.
+    keep = np.append(ts_ms[1:] != ts_ms[:-1], True) if ts_ms.size else ts_ms.astype(bool)
+    ts_us = ts_ms[keep].astype(np.int64) * 1000
+    values = {name: np.asarray(col, dtype=np.float64)[keep] for name, col in values.items()}
+    with tempfile.TemporaryDirectory(dir=_work_dir(ctx), prefix="import-") as work:
+        try:
+            result = build_version(ts_us, values, Path(work) / "version.lastra")
+        except IngestError as exc:
+            raise fail(ctx, job, str(exc)) from None
+        return publish(ctx, job, result)

@@ -1,0 +1,144 @@
+"""Prepare on ``exchangeId=user``: one dataset version's rows over ``[from, to)`` become the
+same engine columns a managed prepare publishes, so execute and sweep cannot tell them apart.
+
+``ticker``: every row is a tick (``last`` = ``close``; a missing ``bid``/``ask`` is the close,
+missing sizes and volume are 0). ``kline``: candles aggregated to the cadence with the same
+epoch-aligned buckets as managed data. Coverage is reported on the cadence grid: ``gaps``,
+``largestGapSteps`` and ``coverageRatio`` (rows / expected steps; absent for ``rt``).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from backtestd.datasets.version_file import VersionData, read_version
+from backtestd.domain.datasets import DatasetVersion
+from backtestd.domain.jobs import JobRecord
+from backtestd.domain.timefmt import iso_z
+from backtestd.engine.cadence import CADENCE_MS
+from backtestd.engine.prepare import aggregate_klines
+from backtestd.jobs.context import WorkerContext
+from backtestd.jobs.progress import JobFailed, JobProgress
+from backtestd.storage.db.repositories.datasets import DatasetRepository
+from backtestd.storage.objects.keys import prepared_column_key, prepared_manifest_key
+from backtestd.strategy.jvm import FEED_COLUMNS, FeedKind
+from backtestd.strategy.jvm.columns import column_dtype
+
+GAP_FACTOR = 1.5
+"""An interval longer than this many steps is a gap (as at ingest, see datasets/cadence.py)."""
+
+
+def _load(ctx: WorkerContext, version: DatasetVersion, start_us: int, end_us: int) -> VersionData:
+    local = ctx.objects.local_path(version.object_key)
+    if local is not None and local.exists():
+        return read_version(local, version.data_format).between(start_us, end_us)
+    root = ctx.settings.data_dir.resolve() / "tmp"
+    root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=root, prefix="prepare-") as work:
+        path = Path(work) / "version"
+        with path.open("wb") as handle:
+            for chunk in ctx.objects.iter_range(version.object_key):
+                handle.write(chunk)
+        return read_version(path, version.data_format).between(start_us, end_us)
+
+
+def _column(data: VersionData, name: str, fallback: npt.NDArray[np.float64]) -> np.ndarray:
+    return data.columns.get(name, fallback)
+
+
+def feed_columns(data: VersionData, data_type: str, cadence_ms: int) -> dict[str, np.ndarray]:
+    """The engine's columns for ``data_type`` from a version's rows (``ts`` in ms)."""
+    ts_ms = data.ts_us // 1000
+    close = data.columns["close"]
+    zeros = np.zeros_like(close)
+    if data_type == "ticker":
+        return {
+            "ts": ts_ms,
+            "bid": _column(data, "bid", close),
+            "bidSize": _column(data, "bidSize", zeros),
+            "ask": _column(data, "ask", close),
+            "askSize": _column(data, "askSize", zeros),
+            "last": close,
+            "volume": _column(data, "volume", zeros),
+        }
+    bars = aggregate_klines(
+        ts_ms,
+        _column(data, "open", close),
+        _column(data, "high", close),
+        _column(data, "low", close),
+        close,
+        _column(data, "volume", zeros),
+        cadence_ms,
+    )
+    bars["closeTs"] = bars["ts"] + np.int64(cadence_ms - 1)
+    return bars
+
+
+def grid_report(ts_ms: np.ndarray, step_ms: int, start: datetime, end: datetime) -> dict[str, Any]:
+    """``gaps``, ``largestGapSteps`` and ``coverageRatio`` of rows on a grid of ``step_ms``."""
+    if step_ms <= 0:
+        return {"gaps": 0, "largestGapSteps": 0}
+    intervals = np.diff(ts_ms)
+    wide = intervals[intervals > GAP_FACTOR * step_ms]
+    largest = int(np.max(np.rint(wide / step_ms)) - 1) if wide.size else 0
+    expected = max(int((end - start).total_seconds() * 1000) // step_ms, 1)
+    return {
+        "gaps": int(wide.size),
+        "largestGapSteps": largest,
+        "coverageRatio": min(1.0, round(ts_ms.size / expected, 6)),
+    }
+
+
+def run_dataset_prepare(
+    ctx: WorkerContext, job: JobRecord, progress: JobProgress
+) -> dict[str, Any]:
+    spec = job.spec
+    with ctx.database.unit_of_work() as uow:
+        version = DatasetRepository(uow.session).version_of(job.user_id, spec["datasetVersionId"])
+    if version is None:
+        raise JobFailed(f"dataset version {spec['datasetVersionId']} no longer exists")
+    progress.size(1)
+    start, end = datetime.fromisoformat(spec["from"]), datetime.fromisoformat(spec["to"])
+    data = _load(ctx, version, int(start.timestamp() * 1e6), int(end.timestamp() * 1e6))
+    cadence_ms = int(spec["cadenceMs"])
+    columns = feed_columns(data, job.data_type, cadence_ms)
+    feed = FeedKind(job.data_type)
+    for name in FEED_COLUMNS[feed]:
+        array = np.ascontiguousarray(columns[name], dtype=column_dtype(name))
+        ctx.objects.put(prepared_column_key(job.job_id, name), array.tobytes())
+    ts = columns["ts"]
+    step = cadence_ms if job.data_type == "kline" else CADENCE_MS.get(version.cadence, 0)
+    state: dict[str, Any] = {
+        "dataFrom": iso_z(_ms_datetime(int(ts[0]))) if ts.size else None,
+        "dataTo": iso_z(_ms_datetime(int(ts[-1]))) if ts.size else None,
+        "cadence": spec["cadence"],
+        **grid_report(ts, step, start, end),
+    }
+    manifest = {
+        "jobId": job.job_id,
+        "type": job.data_type,
+        "exchange": "user",
+        "instrument": spec["instrument"],
+        "datasetId": version.dataset_id,
+        "datasetVersionId": version.version_id,
+        "from": spec["from"],
+        "to": spec["to"],
+        "cadence": spec["cadence"],
+        "cadenceMs": cadence_ms,
+        "rows": int(ts.size),
+        "columns": list(FEED_COLUMNS[feed]),
+    }
+    ctx.objects.put(prepared_manifest_key(job.job_id), json.dumps(manifest).encode())
+    progress.update(1)
+    return state
+
+
+def _ms_datetime(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)

@@ -1,0 +1,161 @@
+"""Dataset imports: a range of one of the service's own exchanges becomes a dataset version.
+
+``type: "cex"`` reads the hourly store (the ``sim`` exchange generates on demand, ingested
+exchanges serve what they hold) and re-enters the upload's ingest chain; ``type: "dex"`` needs
+on-chain sources this deployment does not have, and says so (400).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from backtestd.domain.accounts import Principal
+from backtestd.domain.canonical import content_id
+from backtestd.domain.datasets import (
+    Dataset,
+    DatasetSession,
+    DatasetStatus,
+    DatasetType,
+    SessionKind,
+    SessionStatus,
+)
+from backtestd.domain.jobs import JobKind
+from backtestd.engine.prepare import parse_range_bound
+from backtestd.errors import InvalidInput, NotFound
+from backtestd.marketdata.catalogue import Catalogue
+from backtestd.services.datasets import DatasetService, UploadState, new_id, plain_pair
+from backtestd.storage.db.repositories.datasets import DatasetRepository
+
+IMPORT_CADENCES = {"1s": 1_000, "1m": 60_000, "5m": 300_000}
+
+
+@dataclass(frozen=True)
+class ImportRequest:
+    name: str
+    instrument: str
+    from_: str
+    to: str
+    type: str
+    cadence: str | None
+    exchange: str | None
+    segment: str
+    data_type: str
+
+
+class DatasetImports:
+    def __init__(self, datasets: DatasetService, catalogue: Catalogue) -> None:
+        self._datasets = datasets
+        self._catalogue = catalogue
+
+    def create(self, principal: Principal, request: ImportRequest) -> tuple[str, str, str]:
+        """Queue an import; returns ``(datasetId, importId, jobId)``."""
+        service = self._datasets
+        DatasetService.check_name(request.name)
+        spec = self._spec(principal, request)
+        now = service.clock()
+        dataset = Dataset(
+            dataset_id=new_id("ds"),
+            user_id=principal.user_id,
+            name=request.name,
+            instrument=plain_pair(request.instrument),
+            type=DatasetType.KLINES if request.cadence else DatasetType.TICKER,
+            status=DatasetStatus.PENDING,
+            created_at=now,
+        )
+        import_id = new_id("imp")
+        job_id = content_id("import", principal.user_id, {"importId": import_id})
+        spec.update({"datasetId": dataset.dataset_id, "importId": import_id})
+        executor = service.executor()
+        with service.database.unit_of_work() as uow:
+            service.reserve(uow, principal, dataset)
+            session = DatasetSession(
+                session_id=import_id,
+                dataset_id=dataset.dataset_id,
+                user_id=principal.user_id,
+                kind=SessionKind.IMPORT,
+                status=SessionStatus.FETCHING,
+                object_key="",
+                created_at=now,
+                updated_at=now,
+                job_id=job_id,
+            )
+            DatasetRepository(uow.session).add_session(session, spec)
+            service.submit_job(uow, executor, principal, JobKind.DATASET_IMPORT, job_id, spec)
+        return dataset.dataset_id, import_id, job_id
+
+    def state(self, principal: Principal, dataset_id: str, import_id: str) -> UploadState:
+        return self._datasets.session_state(principal, dataset_id, import_id, SessionKind.IMPORT)
+
+    def _spec(self, principal: Principal, request: ImportRequest) -> dict[str, Any]:
+        if request.type == "dex":
+            raise InvalidInput(
+                "type 'dex' imports read on-chain pools, and this deployment has no on-chain "
+                "data source; import from one of the service's exchanges with type 'cex' and "
+                "a cex block {exchange, segment: 'spot', dataType: 'ticker' | 'klines'}"
+            )
+        if request.type != "cex":
+            raise InvalidInput(f"import type {request.type!r} is not known; use 'cex'")
+        if not request.exchange:
+            raise InvalidInput(
+                "a 'cex' import needs a cex block {exchange, segment, dataType}, e.g. "
+                '{"exchange": "sim", "segment": "spot", "dataType": "ticker"}'
+            )
+        if not self._catalogue.exchange_exists(request.exchange):
+            raise InvalidInput(f"no exchange {request.exchange!r}; see GET /v1/exchanges")
+        base, _, quote = plain_pair(request.instrument).partition("/")
+        try:
+            instrument = self._catalogue.resolve(request.exchange, base, quote)
+        except NotFound as exc:
+            raise InvalidInput(exc.message) from None
+        if request.cadence is not None and request.cadence not in IMPORT_CADENCES:
+            raise InvalidInput(
+                f"cadence {request.cadence!r} cannot be imported; choose one of "
+                f"{', '.join(IMPORT_CADENCES)}, or omit it for the exchange's native data",
+                reason="INVALID_CADENCE",
+            )
+        start, end = self._range(principal, request)
+        spec: dict[str, Any] = {
+            "exchange": request.exchange,
+            "instrument": instrument.symbol,
+            "dataType": request.data_type,
+            "from": start.isoformat(),
+            "to": end.isoformat(),
+            "tier": principal.tier,
+        }
+        limits = self._datasets.settings.tiers[principal.tier]
+        spec["maxDatasetBytes"] = limits.max_dataset_bytes
+        spec["maxTotalStorageBytes"] = limits.max_total_storage_bytes
+        if request.cadence:
+            spec["cadence"] = request.cadence
+            spec["cadenceMs"] = IMPORT_CADENCES[request.cadence]
+        return spec
+
+    def _range(self, principal: Principal, request: ImportRequest) -> tuple[datetime, datetime]:
+        settings = self._datasets.settings
+        try:
+            start, end = parse_range_bound(request.from_), parse_range_bound(request.to)
+        except ValueError as exc:
+            raise InvalidInput(f"'from'/'to': {exc}") from None
+        if end <= start:
+            raise InvalidInput(f"'to' ({request.to}) must be after 'from' ({request.from_})")
+        now = self._datasets.clock()
+        if end > now:
+            raise InvalidInput(f"'to' ({request.to}) is in the future; the latest allowed is now")
+        hours = settings.tiers[principal.tier].max_import_range_hours
+        if end - start > timedelta(hours=hours):
+            span = (end - start) / timedelta(hours=1)
+            raise InvalidInput(
+                f"the import spans {span:g} hours, over the {principal.tier} tier's "
+                f"maxImportRangeHours of {hours}; import at most {hours} hours at a time",
+                reason="RANGE_TOO_LONG",
+            )
+        oldest = now - timedelta(days=settings.prepare_lookback_days)
+        if start < oldest and self._catalogue.generates(request.exchange or ""):
+            raise InvalidInput(
+                f"'from' ({request.from_}) is older than the {settings.prepare_lookback_days}-day "
+                f"window of generated data (earliest {oldest:%Y-%m-%d})",
+                reason="OUTSIDE_WINDOW",
+            )
+        return start, end

@@ -1,0 +1,420 @@
+"""Dataset use cases: create, list, read, delete, upload sessions, the signed PUT and finalize.
+
+A dataset is a name and an instrument; its data arrives as immutable versions, each produced by
+one upload session (or import, see ``dataset_imports``) through an ingest job on the workers.
+Storage accounting: each active dataset is one storage item (``datasetsUsed``) whose bytes are
+the sum of its stored versions (earlier versions stay preparable, so they stay counted; see
+docs/datasets.md). Every lookup is owner-scoped: another user's ids are 404.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from backtestd.domain.accounts import Principal
+from backtestd.domain.canonical import content_id
+from backtestd.domain.datasets import (
+    Dataset,
+    DatasetSession,
+    DatasetStatus,
+    DatasetType,
+    DatasetVersion,
+    SessionKind,
+    SessionStatus,
+)
+from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.errors import (
+    Conflict,
+    InvalidInput,
+    LimitExceeded,
+    NotFound,
+    PayloadTooLarge,
+    StorageQuotaExceeded,
+)
+from backtestd.jobs.executors.base import JobExecutor
+from backtestd.services.signed_urls import SignedUrls
+from backtestd.services.upload_links import UploadLinks
+from backtestd.settings import Settings
+from backtestd.storage.db.engine import Database, UnitOfWork
+from backtestd.storage.db.repositories.datasets import DatasetRepository
+from backtestd.storage.db.repositories.jobs import JobRepository
+from backtestd.storage.db.repositories.usage import UsageRepository
+from backtestd.storage.objects.keys import dataset_upload_key
+from backtestd.storage.objects.store import ObjectStore
+
+MAX_NAME_LENGTH = 256
+DATA_URL_TTL_SECONDS = 3 * 24 * 3600
+"""``dataUrl`` validity: day-scale, as the description asks, so browser readers can page it."""
+
+
+@dataclass(frozen=True)
+class UploadTarget:
+    url: str
+    expires_in_minutes: int
+
+
+@dataclass(frozen=True)
+class DatasetView:
+    """A dataset with its current version (None until one is ready) and that version's URL."""
+
+    dataset: Dataset
+    version: DatasetVersion | None
+    data_url: str | None = None
+
+
+@dataclass(frozen=True)
+class UploadState:
+    session: DatasetSession
+    version: DatasetVersion | None
+    data_url: str | None = None
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(10)}"
+
+
+def plain_pair(text: str) -> str:
+    """``BASE/QUOTE`` with exactly one ``/`` and no settlement suffix, upper-cased."""
+    base, sep, quote = text.strip().partition("/")
+    valid = sep and base.isalnum() and quote.isalnum() and len(text) <= 64
+    if not valid:
+        raise InvalidInput(
+            f"instrument {text!r} is not a plain spot pair; use BASE/QUOTE with exactly one '/' "
+            "and letters or digits on each side, e.g. BTC/USDT (not BTC/USDT:USDT)"
+        )
+    return f"{base.upper()}/{quote.upper()}"
+
+
+class DatasetService:
+    def __init__(
+        self,
+        settings: Settings,
+        database: Database,
+        objects: ObjectStore,
+        upload_links: UploadLinks,
+        signed_urls: SignedUrls,
+        executor: Callable[[], JobExecutor],
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.settings = settings
+        self.database = database
+        self._objects = objects
+        self._links = upload_links
+        self._signed = signed_urls
+        self.executor = executor
+        self.clock = clock
+
+    # -- datasets ------------------------------------------------------------------------
+
+    def create(
+        self, principal: Principal, name: str, instrument: str
+    ) -> tuple[Dataset, DatasetSession, UploadTarget]:
+        """A new dataset and its first upload session (a name is unique among active ones)."""
+        self.check_name(name)
+        pair = plain_pair(instrument)
+        now = self.clock()
+        dataset = Dataset(
+            dataset_id=new_id("ds"),
+            user_id=principal.user_id,
+            name=name,
+            instrument=pair,
+            type=DatasetType.TICKER,
+            status=DatasetStatus.PENDING,
+            created_at=now,
+        )
+        with self.database.unit_of_work() as uow:
+            self.reserve(uow, principal, dataset)
+            session = self._new_session(uow, principal, dataset.dataset_id, now)
+        return dataset, session, self._target(session)
+
+    @staticmethod
+    def check_name(name: str) -> None:
+        if not name.strip() or len(name) > MAX_NAME_LENGTH:
+            raise InvalidInput(
+                f"'name' must be 1 to {MAX_NAME_LENGTH} characters and not blank; got {name!r}"
+            )
+
+    def reserve(self, uow: UnitOfWork, principal: Principal, dataset: Dataset) -> None:
+        """Insert ``dataset`` if its name is free and the tier allows one more (same txn).
+
+        The storage item is written first: on SQLite that write takes the database lock, so the
+        name and count checks that follow cannot interleave with another create of this user.
+        """
+        usage = UsageRepository(uow.session)
+        repo = DatasetRepository(uow.session)
+        usage.lock_user(principal.user_id)
+        usage.record(dataset.dataset_id, principal.user_id, "dataset", 0, dataset.created_at)
+        if repo.active_named(principal.user_id, dataset.name) is not None:
+            raise Conflict(
+                f"you already have a dataset named {dataset.name!r}; choose another name or "
+                "delete that dataset first"
+            )
+        limit = self.settings.tiers[principal.tier].max_datasets
+        if repo.count_active(principal.user_id) >= limit:
+            raise LimitExceeded(
+                f"the {principal.tier} tier allows at most {limit} active datasets and you have "
+                f"{limit}; delete one (DELETE /v1/datasets/{{datasetId}}) to create another",
+                reason="DATASET_LIMIT",
+                retryable=False,
+                retry_after=None,
+            )
+        repo.add(dataset)
+
+    def list(self, principal: Principal, include_deleted: bool) -> list[DatasetView]:
+        with self.database.unit_of_work() as uow:
+            repo = DatasetRepository(uow.session)
+            found = repo.list_of(principal.user_id, include_deleted)
+            return [DatasetView(d, self._current(repo, d)) for d in found]
+
+    def get(self, principal: Principal, dataset_id: str) -> DatasetView:
+        with self.database.unit_of_work() as uow:
+            repo = DatasetRepository(uow.session)
+            dataset = self._owned(repo, principal, dataset_id)
+            version = self._current(repo, dataset)
+        url = self.data_url(version) if version is not None else None
+        return DatasetView(dataset, version, url)
+
+    def delete(self, principal: Principal, dataset_id: str) -> None:
+        """Soft delete: hidden, not preparable, storage released; objects stay for running work."""
+        now = self.clock()
+        with self.database.unit_of_work() as uow:
+            repo = DatasetRepository(uow.session)
+            dataset = self._owned(repo, principal, dataset_id)
+            repo.save(replace(dataset, deleted_at=now))
+            UsageRepository(uow.session).release(dataset_id, now)
+
+    def data_url(self, version: DatasetVersion) -> str | None:
+        return self._signed.url_for(version.object_key, ttl=DATA_URL_TTL_SECONDS)
+
+    # -- upload sessions -----------------------------------------------------------------
+
+    def open_upload(
+        self, principal: Principal, dataset_id: str
+    ) -> tuple[DatasetSession, UploadTarget]:
+        """The dataset's open session, or a new one when the last was finalized."""
+        now = self.clock()
+        with self.database.unit_of_work() as uow:
+            repo = DatasetRepository(uow.session)
+            self._owned(repo, principal, dataset_id)
+            session = repo.open_upload_of(dataset_id) or self._new_session(
+                uow, principal, dataset_id, now
+            )
+        return session, self._target(session)
+
+    def upload_state(self, principal: Principal, dataset_id: str, upload_id: str) -> UploadState:
+        return self.session_state(principal, dataset_id, upload_id, SessionKind.UPLOAD)
+
+    def session_state(
+        self, principal: Principal, dataset_id: str, session_id: str, kind: SessionKind
+    ) -> UploadState:
+        """An upload's or import's state, with its version once ready."""
+        with self.database.unit_of_work() as uow:
+            repo = DatasetRepository(uow.session)
+            self._owned(repo, principal, dataset_id)
+            session = repo.session_of(principal.user_id, dataset_id, session_id)
+            if session is None or session.kind is not kind:
+                raise NotFound(f"dataset {dataset_id} has no {kind.value} {session_id!r}")
+            session = self._settled(uow, session)
+            version = (
+                repo.version_of(principal.user_id, session.version_id)
+                if session.version_id
+                else None
+            )
+        return UploadState(session, version, self.data_url(version) if version else None)
+
+    def upload_cap(self, upload_id: str, expires: int, signature: str) -> int:
+        """Check a signed PUT link; the body cap (``maxDatasetBytes`` of the creator's tier)."""
+        self._links.verify(upload_id, expires, signature)
+        found = self._session_by_id(upload_id)
+        session, spec = found
+        self._require_open(session)
+        return int(spec["maxDatasetBytes"])
+
+    def receive_upload(self, upload_id: str, body: Path) -> int:
+        """Store a PUT body (already capped and spooled to ``body``); the session is then
+        ``uploading``. A new PUT to an unfinalized session replaces the earlier bytes."""
+        session, _ = self._session_by_id(upload_id)
+        self._require_open(session)
+        size = body.stat().st_size
+        self._objects.put_file(session.object_key, body)
+        with self.database.unit_of_work() as uow:
+            repo = DatasetRepository(uow.session)
+            current = repo.session_by_id(upload_id)
+            if current is None or current[0].status not in (
+                SessionStatus.OPEN,
+                SessionStatus.UPLOADING,
+            ):
+                raise Conflict("this upload was finalized while the file arrived; nothing changed")
+            repo.save_session(
+                replace(
+                    current[0],
+                    status=SessionStatus.UPLOADING,
+                    received_bytes=size,
+                    updated_at=self.clock(),
+                )
+            )
+        return size
+
+    def finalize(self, principal: Principal, dataset_id: str, upload_id: str) -> str:
+        """Queue the ingest of an uploaded file; the same job id while it has not produced a
+        version, 409 once it has."""
+        executor = self.executor()
+        with self.database.unit_of_work() as uow:
+            repo = DatasetRepository(uow.session)
+            self._owned(repo, principal, dataset_id)
+            session = repo.session_of(principal.user_id, dataset_id, upload_id)
+            if session is None or session.kind is not SessionKind.UPLOAD:
+                raise NotFound(f"dataset {dataset_id} has no upload {upload_id!r}")
+            if session.version_id is not None:
+                raise Conflict(
+                    f"upload {upload_id} already produced version {session.version_id}; open a "
+                    f"new upload with POST /v1/datasets/{dataset_id}/uploads to add another"
+                )
+            if session.job_id is not None:
+                return session.job_id
+            if session.status is SessionStatus.OPEN:
+                raise InvalidInput(
+                    f"nothing has been uploaded to {upload_id} yet; PUT the file to the "
+                    "session's upload.url first, then finalize"
+                )
+            limits = self.settings.tiers[principal.tier]
+            usage = UsageRepository(uow.session).usage_of(principal.user_id)
+            if usage.storage_bytes_used >= limits.max_total_storage_bytes:
+                raise StorageQuotaExceeded(
+                    f"storage limit reached: {usage.storage_bytes_used:,} of the "
+                    f"{principal.tier} tier's maxTotalStorageBytes of "
+                    f"{limits.max_total_storage_bytes:,} bytes are used, so no new version can "
+                    "be stored; delete datasets or strategies you no longer need"
+                )
+            spec = {
+                "datasetId": dataset_id,
+                "uploadId": upload_id,
+                "tier": principal.tier,
+                "maxDatasetBytes": limits.max_dataset_bytes,
+                "maxTotalStorageBytes": limits.max_total_storage_bytes,
+            }
+            job_id = content_id("ingest", principal.user_id, {"uploadId": upload_id})
+            self.submit_job(uow, executor, principal, JobKind.DATASET_INGEST, job_id, spec)
+            repo.save_session(
+                replace(
+                    session,
+                    status=SessionStatus.INGESTING,
+                    job_id=job_id,
+                    updated_at=self.clock(),
+                )
+            )
+        return job_id
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def submit_job(
+        self,
+        uow: UnitOfWork,
+        executor: JobExecutor,
+        principal: Principal,
+        kind: JobKind,
+        job_id: str,
+        spec: dict[str, Any],
+    ) -> None:
+        """Add the job row in this transaction; the executor gets it after the commit."""
+        jobs = JobRepository(uow.session)
+        if jobs.count_all_active() >= self.settings.max_queued_jobs:
+            raise LimitExceeded(
+                f"the job queue is full ({self.settings.max_queued_jobs} jobs waiting or "
+                "running); retry later",
+                reason="QUEUE_FULL",
+            )
+        record = JobRecord(
+            job_id=job_id,
+            user_id=principal.user_id,
+            kind=kind,
+            exchange_id="user",
+            data_type="ticker",
+            spec=spec,
+            status=JobStatus.NEW,
+            created_at=self.clock(),
+        )
+        if jobs.add(record):
+            priority = -jobs.count_active(kind, principal.user_id)
+            uow.after_commit(lambda: executor.submit(job_id, priority=priority))
+
+    def _settled(self, uow: UnitOfWork, record: DatasetSession) -> DatasetSession:
+        """An ingesting session whose job died without saying so (a crashed worker) reads as
+        failed with the job's reason, so a poller never waits forever."""
+        if record.status is not SessionStatus.INGESTING or record.job_id is None:
+            return record
+        job = JobRepository(uow.session).get(record.job_id)
+        if job is None or job.status is not JobStatus.FAILED:
+            return record
+        return replace(
+            record, status=SessionStatus.FAILED, error=job.status_detail or "ingest failed"
+        )
+
+    def _new_session(
+        self, uow: UnitOfWork, principal: Principal, dataset_id: str, now: datetime
+    ) -> DatasetSession:
+        upload_id = new_id("up")
+        record = DatasetSession(
+            session_id=upload_id,
+            dataset_id=dataset_id,
+            user_id=principal.user_id,
+            kind=SessionKind.UPLOAD,
+            status=SessionStatus.OPEN,
+            object_key=dataset_upload_key(principal.user_id, dataset_id, upload_id),
+            created_at=now,
+            updated_at=now,
+        )
+        cap = self.settings.tiers[principal.tier].max_dataset_bytes
+        DatasetRepository(uow.session).add_session(record, {"maxDatasetBytes": cap})
+        return record
+
+    def _target(self, session: DatasetSession) -> UploadTarget:
+        seconds = self._links.ttl_minutes * 60
+        url = self._objects.presigned_put(session.object_key, seconds)
+        return UploadTarget(url or self._links.url_for(session.session_id), self._links.ttl_minutes)
+
+    def _session_by_id(self, upload_id: str) -> tuple[DatasetSession, dict[str, Any]]:
+        with self.database.unit_of_work() as uow:
+            found = DatasetRepository(uow.session).session_by_id(upload_id)
+            dataset = (
+                DatasetRepository(uow.session).of(found[0].user_id, found[0].dataset_id)
+                if found
+                else None
+            )
+        if found is None or dataset is None or found[0].kind is not SessionKind.UPLOAD:
+            raise NotFound(f"no upload {upload_id!r}; it may have been deleted with its dataset")
+        return found
+
+    @staticmethod
+    def _require_open(session: DatasetSession) -> None:
+        if session.status not in (SessionStatus.OPEN, SessionStatus.UPLOADING):
+            raise Conflict(
+                f"upload {session.session_id} is already finalized ({session.status.value}); "
+                f"open a new one with POST /v1/datasets/{session.dataset_id}/uploads"
+            )
+
+    @staticmethod
+    def _owned(repo: DatasetRepository, principal: Principal, dataset_id: str) -> Dataset:
+        dataset = repo.of(principal.user_id, dataset_id)
+        if dataset is None:
+            raise NotFound(f"no dataset {dataset_id!r}; see GET /v1/datasets")
+        return dataset
+
+    @staticmethod
+    def _current(repo: DatasetRepository, dataset: Dataset) -> DatasetVersion | None:
+        if dataset.current_version_id is None:
+            return None
+        return repo.version_of(dataset.user_id, dataset.current_version_id)
+
+
+def too_large(cap: int) -> PayloadTooLarge:
+    return PayloadTooLarge(
+        f"the file is larger than this tier's maxDatasetBytes of {cap:,} bytes; nothing was "
+        "stored. Upload a smaller range, or compress it (gzip or zip of one file)",
+        reason="DATASET_TOO_LARGE",
+    )
