@@ -51,8 +51,9 @@ class RowChecker:
             finite = np.isfinite(column)
             if not bool(finite.all()):
                 index = int(np.flatnonzero(~finite)[0])
+                value = float(column[index])  # a plain float prints as inf/nan, not np.float64
                 raise RowError(
-                    f"{row_label(self.rows + index + 1)}: column {name!r} is {column[index]!r}; "
+                    f"{row_label(self.rows + index + 1)}: column {name!r} is {value!r}; "
                     "every value must be a finite number"
                 )
         self._cadence.add(ts_us)
