@@ -1,0 +1,274 @@
+"""Dataset ingest benchmark: ``ingest_upload`` vs ``pandas.read_csv`` + ``DataFrame.to_parquet``.
+
+One run generates a 1-second OHLCV CSV (``timestamp`` in epoch milliseconds, then ``open``,
+``high``, ``low``, ``close``, ``volume``; 10 million rows by default, about 600 MB) in a temporary
+directory, then times each contender in a fresh child process on that same file:
+
+* **backtestd.** ``ingest_upload(csv, work_dir, max_bytes)``: format detection, the streaming
+  pyarrow CSV reader, every row checked (order, units, finite values), cadence and gaps, and the
+  lastra version file written.
+* **pandas (baseline).** ``pandas.read_csv(csv)`` then ``DataFrame.to_parquet(out)`` (pyarrow
+  engine, default options), with no checks at all.
+
+Each child times only its own work (not the interpreter start or its imports) and reports its
+peak resident set from ``VmHWM`` in ``/proc/self/status``: that counter belongs to the child's
+own address space, so it includes neither the parent's memory nor the other contender's (which
+``ru_maxrss`` of a ``vfork``-ed child, or ``RUSAGE_CHILDREN``, would). The page cache is warm for
+both: the file has just been written.
+
+The baseline needs pandas, which comes with the ``bench`` dependency group
+(``uv sync --group bench --group dev``); without it the baseline is skipped with a message.
+To leave ``.venv`` as it is, point ``--baseline-python`` at another interpreter that has pandas
+and pyarrow (``uv venv /tmp/pandas-venv && uv pip install --python /tmp/pandas-venv/bin/python
+pandas==3.1.1 pyarrow==22.0.0 numpy==2.4.6``, the versions ``uv.lock`` pins).
+
+Run: ``.venv/bin/python benchmarks/bench_datasets.py [--rows 2000000]``. This is a script, not a
+test: timings depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+ROWS = 10_000_000
+CHUNK_ROWS = 1_000_000
+START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+STEP_MS = 1_000
+TARGET_RATIO = 3.0
+TARGET_RSS_MB = 500.0
+MAX_BYTES = 1 << 40
+CONTENDERS = ("backtestd", "pandas")
+LABELS = {
+    "backtestd": "backtestd ingest_upload -> lastra",
+    "pandas": "pandas read_csv + to_parquet",
+}
+
+
+@dataclass(frozen=True)
+class Measure:
+    name: str
+    seconds: float
+    process_seconds: float
+    rows: int
+    peak_rss_mb: float
+    output_bytes: int
+    note: str
+
+    @property
+    def rows_per_s(self) -> float:
+        return self.rows / self.seconds
+
+
+# -- data ------------------------------------------------------------------------------------
+
+
+def write_csv(path: Path, rows: int, seed: int) -> None:
+    """A random-walk 1 s OHLCV series, written chunk by chunk so the parent stays small."""
+    rng = np.random.default_rng(seed)
+    last = 30_000.0
+    write_options = pacsv.WriteOptions(include_header=True, quoting_style="none")
+    schema = pa.schema(
+        [("timestamp", pa.int64())]
+        + [(name, pa.float64()) for name in ("open", "high", "low", "close", "volume")]
+    )
+    with pacsv.CSVWriter(path, schema, write_options=write_options) as writer:
+        for start in range(0, rows, CHUNK_ROWS):
+            n = min(CHUNK_ROWS, rows - start)
+            ts = START_MS + (start + np.arange(n, dtype=np.int64)) * STEP_MS
+            close = last * np.exp(np.cumsum(rng.normal(0.0, 2e-4, n)))
+            open_ = np.concatenate(([last], close[:-1]))
+            spread = np.abs(rng.normal(0.0, 3.0, (2, n)))
+            high = np.maximum(open_, close) + spread[0]
+            low = np.minimum(open_, close) - spread[1]
+            volume = rng.exponential(2.0, n)
+            last = float(close[-1])
+            columns = [ts] + [np.round(c, 2) for c in (open_, high, low, close)]
+            columns.append(np.round(volume, 3))
+            writer.write_table(pa.Table.from_arrays([pa.array(c) for c in columns], schema=schema))
+
+
+# -- children --------------------------------------------------------------------------------
+
+
+def _peak_rss_mb() -> float:
+    """This process's own high-water RSS (``VmHWM``), in MB; ``ru_maxrss`` where there is no
+    ``/proc``."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _child_backtestd(csv_path: Path, out_dir: Path) -> dict[str, object]:
+    from backtestd.datasets.ingest import ingest_upload
+
+    # pyarrow imports pandas lazily on its first ``pa.array`` when pandas is installed (about
+    # 1 s, once per process); pay it here so an environment with the bench group is not timed
+    # differently from one without.
+    pa.array(np.zeros(1))
+    start = time.perf_counter()
+    result = ingest_upload(csv_path, out_dir, MAX_BYTES)
+    seconds = time.perf_counter() - start
+    note = (
+        f"cadence {result.cadence}, gaps {result.gaps}, unit {result.timestamp_unit.value}, "
+        f"{result.data_format.value}"
+    )
+    return {"seconds": seconds, "rows": result.rows, "bytes": result.bytes, "note": note}
+
+
+def _child_pandas(csv_path: Path, out_dir: Path) -> dict[str, object]:
+    import pandas as pd
+
+    target = out_dir / "baseline.parquet"
+    start = time.perf_counter()
+    frame = pd.read_csv(csv_path)
+    frame.to_parquet(target)
+    seconds = time.perf_counter() - start
+    note = f"pandas {pd.__version__}, {len(frame.columns)} columns"
+    return {"seconds": seconds, "rows": len(frame), "bytes": target.stat().st_size, "note": note}
+
+
+def child_main(name: str, csv_path: Path, out_dir: Path) -> None:
+    run = _child_backtestd if name == "backtestd" else _child_pandas
+    report = run(csv_path, out_dir)
+    report["peak_rss_mb"] = _peak_rss_mb()
+    print(json.dumps(report))
+
+
+def measure(name: str, python: str, csv_path: Path, out_dir: Path) -> Measure:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    command = [python, str(Path(__file__).resolve()), "--child", name, "--csv", str(csv_path)]
+    command += ["--out", str(out_dir)]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    process_seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{name} child failed ({done.returncode}):\n{done.stderr[-4000:]}")
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    return Measure(
+        name=name,
+        seconds=float(report["seconds"]),
+        process_seconds=process_seconds,
+        rows=int(report["rows"]),
+        peak_rss_mb=float(report["peak_rss_mb"]),
+        output_bytes=int(report["bytes"]),
+        note=str(report["note"]),
+    )
+
+
+def has_pandas(python: str) -> bool:
+    probe = [python, "-c", "import pandas, pyarrow"]
+    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
+
+
+# -- report ----------------------------------------------------------------------------------
+
+
+def print_table(measures: list[Measure], csv_bytes: int) -> None:
+    print()
+    header = f"{'contender':<36} {'wall s':>8} {'rows/s':>12} {'MB/s':>7} {'peak RSS MB':>12}"
+    print(header + f" {'output MB':>10} {'process s':>10}")
+    print("-" * len(header) + "-" * 22)
+    for m in measures:
+        mb_per_s = csv_bytes / 1e6 / m.seconds
+        print(
+            f"{LABELS[m.name]:<36} {m.seconds:>8.2f} {m.rows_per_s:>12,.0f} {mb_per_s:>7.1f} "
+            f"{m.peak_rss_mb:>12.0f} {m.output_bytes / 1e6:>10.1f} {m.process_seconds:>10.2f}"
+        )
+    for m in measures:
+        print(f"  {m.name}: {m.note}")
+
+
+def print_verdict(ours: Measure, baseline: Measure | None) -> None:
+    rss_ok = ours.peak_rss_mb < TARGET_RSS_MB
+    print()
+    print(
+        f"peak RSS target (< {TARGET_RSS_MB:.0f} MB): {ours.peak_rss_mb:.0f} MB -> "
+        f"{'met' if rss_ok else 'NOT met'}"
+    )
+    if baseline is None:
+        print(f"throughput target (>= {TARGET_RATIO:.0f}x pandas): not measured (no baseline)")
+        return
+    ratio = ours.rows_per_s / baseline.rows_per_s
+    print(
+        f"throughput ratio backtestd / pandas: {ratio:.2f}x -> target >= {TARGET_RATIO:.0f}x "
+        f"{'met' if ratio >= TARGET_RATIO else 'NOT met'}; peak RSS ratio "
+        f"{ours.peak_rss_mb / baseline.peak_rss_mb:.2f}"
+    )
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--rows", type=int, default=ROWS, help="rows of 1 s data (10,000,000)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workdir", type=Path, default=None, help="keep files here (temp dir)")
+    parser.add_argument(
+        "--baseline-python", default=sys.executable, help="interpreter with pandas for baseline"
+    )
+    parser.add_argument("--skip-baseline", action="store_true")
+    parser.add_argument("--child", choices=CONTENDERS, help=argparse.SUPPRESS)
+    parser.add_argument("--csv", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    return parser.parse_args()
+
+
+def run(args: argparse.Namespace, root: Path) -> None:
+    csv_path = root / "bars_1s.csv"
+    start = time.perf_counter()
+    write_csv(csv_path, args.rows, args.seed)
+    csv_bytes = csv_path.stat().st_size
+    print(
+        f"generated {args.rows:,} rows of 1 s OHLCV (epoch ms) in {time.perf_counter() - start:.1f}"
+        f" s: {csv_bytes / 1e6:,.0f} MB at {csv_path}"
+    )
+    ours = measure("backtestd", sys.executable, csv_path, root / "backtestd")
+    print(f"backtestd done: {ours.seconds:.2f} s")
+    baseline: Measure | None = None
+    if args.skip_baseline:
+        print("baseline skipped (--skip-baseline)")
+    elif not has_pandas(args.baseline_python):
+        print(
+            f"baseline skipped: pandas is not importable by {args.baseline_python}. It comes "
+            "with the 'bench' dependency group (uv sync --group bench --group dev); or pass "
+            "--baseline-python with an interpreter that has pandas and pyarrow"
+        )
+    else:
+        baseline = measure("pandas", args.baseline_python, csv_path, root / "pandas")
+        print(f"pandas done: {baseline.seconds:.2f} s")
+    print_table([m for m in (ours, baseline) if m is not None], csv_bytes)
+    print_verdict(ours, baseline)
+
+
+def main() -> None:
+    args = parse_args()
+    if args.child:
+        child_main(args.child, args.csv, args.out)
+        return
+    if args.workdir is not None:
+        args.workdir.mkdir(parents=True, exist_ok=True)
+        run(args, args.workdir)
+        return
+    root = Path(tempfile.mkdtemp(prefix="bench-datasets-"))
+    try:
+        run(args, root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
