@@ -65,3 +65,13 @@ def test_every_journey_step_works_with_this_client_generation(
     assert seen["cancel"] == {"answer": "cancelling", "final": "Aborted"}
     assert seen["sweep"] == {"status": "COMPLETED", "rows": 2, "marginals": 2}
     assert seen["deleted"] is True
+    assert seen["dataset"] == {
+        "upload": "ready",
+        "rows": 3 * 3600,
+        "cadence": "1s",
+        "status": "ready",
+        "listed": True,
+        "prepare": "Completed",
+        "execute": "Completed",
+        "deleted": True,
+    }

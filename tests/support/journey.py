@@ -8,6 +8,7 @@ generation); it prints one JSON object of what the user saw. The same calls run 
 from __future__ import annotations
 
 import importlib.metadata
+import io
 import json
 import sys
 import time
@@ -31,9 +32,9 @@ def _poll(fetch: Any, done: Any, timeout: float = 240) -> Any:
     raise TimeoutError("the journey step did not finish in time")
 
 
-def _result(session: Any, job_id: str) -> dict[str, Any]:
+def _result(session: Any, job_id: str, exchange: str = "sim") -> dict[str, Any]:
     def fetch() -> dict[str, Any] | None:
-        response = session.get_backtest_result(exchange_id="sim", type_="ticker", job_id=job_id)
+        response = session.get_backtest_result(exchange_id=exchange, type_="ticker", job_id=job_id)
         return response.json() if response.status_code == 200 else None
 
     body: dict[str, Any] = _poll(fetch, lambda b: b and b["state"]["status"] in TERMINAL)
@@ -109,9 +110,58 @@ def journey(base_url: str, key: str) -> dict[str, Any]:
         "rows": len(result["leaderboard"]),
         "marginals": len(sensitivity["marginals"]),
     }
+    seen["dataset"] = _dataset_journey(session, strategy_id)
     session.delete_strategy(runaway)
     seen["deleted"] = runaway not in [s.strategy_id for s in session.list_strategies().strategies]
     return seen
+
+
+def _dataset_journey(session: Any, strategy_id: str) -> dict[str, Any]:
+    """Upload a CSV of one-second prices, ingest it, back-test it on ``user``, delete it."""
+    start = datetime(2025, 6, 2, tzinfo=UTC)
+    lines = ["timestamp,close"]
+    for second in range(3 * 3600):
+        price = 100 + (second % 600) / 60 - (second % 1800) / 200
+        lines.append(f"{int((start + timedelta(seconds=second)).timestamp() * 1000)},{price}")
+    created = session.create_dataset(name="journey-prices", instrument="BTC/USDT")
+    session.upload_dataset_file(created, io.BytesIO(("\n".join(lines) + "\n").encode()))
+    session.finalize_dataset_upload(dataset_id=created.dataset_id, upload_id=created.upload_id)
+    upload = _poll(
+        lambda: session.get_dataset_upload(
+            dataset_id=created.dataset_id, upload_id=created.upload_id
+        ),
+        lambda u: u.status.value in ("ready", "failed"),
+    )
+    dataset = session.get_dataset(created.dataset_id)
+    listed = [d.dataset_id for d in session.list_datasets().datasets]
+    accepted = session.prepare(
+        exchange_id="user",
+        type_="ticker",
+        dataset_id=created.dataset_id,
+        from_=start.isoformat(),
+        to=(start + timedelta(hours=3)).isoformat(),
+    )
+    state = _poll(
+        lambda: session.get_prepare_status(
+            exchange_id="user", type_="ticker", job_id=accepted.job_id
+        ),
+        lambda s: s.status.value in TERMINAL,
+    )
+    job = session.execute(
+        exchange_id="user", type_="ticker", prepare_job_id=accepted.job_id, strategy_id=strategy_id
+    )
+    body = _result(session, job.job_id, exchange="user")
+    deleted = session.delete_dataset(created.dataset_id)
+    return {
+        "upload": upload.status.value,
+        "rows": upload.version.rows,
+        "cadence": upload.version.cadence,
+        "status": str(getattr(dataset.status, "value", dataset.status)),
+        "listed": created.dataset_id in listed,
+        "prepare": state.status.value,
+        "execute": body["state"]["status"],
+        "deleted": bool(deleted.deleted),
+    }
 
 
 def _validate(session: Any, strategy_id: str) -> str:
