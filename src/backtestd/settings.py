@@ -141,6 +141,9 @@ class Settings(BaseSettings):
     sweep_leaderboard_limit: int = Field(default=100, ge=1)  # rows in the ranked view
     prepare_lookback_days: int = Field(default=1825, ge=1)
     low_activity_rows: int = Field(default=60, ge=1)
+    # A deleted dataset's files are reclaimed this long after the delete (work already under
+    # way on one of its versions finishes first; docs/datasets.md).
+    dataset_reap_after_seconds: int = Field(default=3600, ge=0)
 
     tiers: dict[str, TierLimits] = Field(default_factory=lambda: dict(DEFAULT_TIERS))
 

@@ -464,20 +464,22 @@ def test_bad_imports_are_400(
     assert words in response.json()["message"]
 
 
-def test_dataset_limits(tmp_path: Path) -> None:
-    """maxDatasets (429), the PUT body cap (413, nothing stored) and the storage pool."""
+def test_dataset_limits_accounting_and_reaping(tmp_path: Path) -> None:
+    """maxDatasets (429), the PUT body cap (413, nothing stored), storage accounting of
+    versions, and a deleted dataset's files reclaimed (grace period 0 here)."""
     server = LiveServer(
         tmp_path / "limits",
         extra_env={
             "BACKTESTD_TIERS__FREE__MAX_DATASETS": "2",
             "BACKTESTD_TIERS__FREE__MAX_DATASET_BYTES": "4000",
+            "BACKTESTD_DATASET_REAP_AFTER_SECONDS": "0",
         },
     )
     server.start()
     try:
         frank = auth(server.create_key("ds-frank", tier="free"), base_url=server.base_url)
         first = frank.create_dataset(name="one", instrument="BTC/USDT")
-        frank.create_dataset(name="two", instrument="BTC/USDT")
+        second = frank.create_dataset(name="two", instrument="BTC/USDT")
         third = call(server, frank, "POST", "/datasets", json={"name": "3", "instrument": "A/B"})
         assert third.status_code == 429
         assert "at most 2 active datasets" in third.json()["message"]
@@ -490,6 +492,24 @@ def test_dataset_limits(tmp_path: Path) -> None:
         assert call(server, frank, "POST", path).status_code == 400  # nothing was stored
         usage = call(server, frank, "GET", "/account/usage").json()
         assert usage["datasetsUsed"] == 2
+        assert usage["datasetBytesUsed"] == 0
+        small = b"timestamp,close\n" + b"".join(
+            f"{1_700_000_000 + 60 * i},{100 + i}\n".encode() for i in range(20)
+        )
+        state, _ = ingest(frank, second.dataset_id, second, small)
+        assert state.status.value == "ready", state.to_dict()
+        usage = call(server, frank, "GET", "/account/usage").json()
+        assert usage["datasetBytesUsed"] == state.version.bytes_
+        assert usage["storageBytesUsed"] >= state.version.bytes_
+        url = state.version.data_url
+        assert httpx.get(url, timeout=30).status_code == 200
+        stored = list((server.data_dir / "objects").rglob(f"{state.version.id}.*"))
+        assert len(stored) == 1
+        frank.delete_dataset(second.dataset_id)
+        assert httpx.get(url, timeout=30).status_code == 404
+        assert not stored[0].exists()
+        usage = call(server, frank, "GET", "/account/usage").json()
+        assert usage["datasetsUsed"] == 1
         assert usage["datasetBytesUsed"] == 0
     finally:
         server.stop()

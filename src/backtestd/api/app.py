@@ -41,6 +41,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
             app.state.services.backtests.executor = start_executor(settings)
         log.info("jobs run on %s", app.state.services.backtests.executor.describe())
         app.state.services.sweeps.finish_orphans()
+        app.state.services.datasets.reap_deleted()
         resumed = app.state.services.backtests.resume_unfinished()
         if resumed:
             log.info("resubmitted %d unfinished jobs", resumed)

@@ -3,8 +3,9 @@
 A CSV upload becomes lastra: ``ts`` (int64 epoch microseconds, ``unit=us``) and one float64
 column per value column, all stored RAW. RAW, not delta-varint, for ``ts``: the lastra library
 encodes delta-varint one row at a time in Python (about 1.1 s per million rows, most of an
-ingest's time), RAW is a buffer copy; the file is 6 bytes a row larger (docs/datasets.md). Parquet and lastra uploads are stored as they were PUT and read
-here with the same column rules as at ingest (``timestamp`` or ``ts``, plus value columns).
+ingest's time), RAW is a buffer copy; the file is 6 bytes a row larger (docs/datasets.md).
+Parquet and lastra uploads are stored as they were PUT and read here with the same column rules
+as at ingest (``timestamp`` or ``ts``, plus value columns).
 """
 
 from __future__ import annotations

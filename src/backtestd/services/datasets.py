@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +187,25 @@ class DatasetService:
             dataset = self._owned(repo, principal, dataset_id)
             repo.save(replace(dataset, deleted_at=now))
             UsageRepository(uow.session).release(dataset_id, now)
+        self.reap_deleted()
+
+    def reap_deleted(self) -> int:
+        """Reclaim the files of datasets deleted more than ``dataset_reap_after_seconds`` ago.
+
+        Runs at start and after every delete, not on a timer: the grace period lets a prepare
+        already reading a version finish. Rows go first, then objects, so a crash in between
+        leaks files rather than leaving rows that point at nothing. Returns files deleted.
+        """
+        grace = timedelta(seconds=self.settings.dataset_reap_after_seconds)
+        cutoff = self.clock() - grace
+        keys: list[str] = []
+        with self.database.unit_of_work() as uow:
+            repo = DatasetRepository(uow.session)
+            for dataset in repo.deleted_with_files(cutoff):
+                keys += repo.purge_files_of(dataset.dataset_id)
+        for key in keys:
+            self._objects.delete(key)
+        return len(keys)
 
     def data_url(self, version: DatasetVersion) -> str | None:
         return self._signed.url_for(version.object_key, ttl=DATA_URL_TTL_SECONDS)

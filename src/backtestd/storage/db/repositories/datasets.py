@@ -6,9 +6,10 @@ ones (404), and soft-deleted datasets are hidden unless asked for.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import delete, exists, func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
@@ -158,6 +159,44 @@ class DatasetRepository:
             query = query.where(datasets.c.deleted_at.is_(None))
         query = query.order_by(datasets.c.created_at.desc(), datasets.c.dataset_id.desc())
         return [_dataset(r) for r in self._session.execute(query).mappings()]
+
+    def deleted_with_files(self, before: datetime) -> list[Dataset]:
+        """Datasets deleted before ``before`` that still have version or session rows."""
+        has_version = exists().where(dataset_versions.c.dataset_id == datasets.c.dataset_id)
+        has_session = exists().where(dataset_uploads.c.dataset_id == datasets.c.dataset_id)
+        query = select(datasets).where(
+            datasets.c.deleted_at.is_not(None),
+            datasets.c.deleted_at < before,
+            or_(has_version, has_session),
+        )
+        return [_dataset(r) for r in self._session.execute(query).mappings()]
+
+    def purge_files_of(self, dataset_id: str) -> list[str]:
+        """Forget a deleted dataset's versions and sessions; the object keys to delete."""
+        keys = [
+            str(key)
+            for key in self._session.execute(
+                select(dataset_versions.c.object_key).where(
+                    dataset_versions.c.dataset_id == dataset_id
+                )
+            ).scalars()
+        ]
+        keys += [
+            str(key)
+            for key in self._session.execute(
+                select(dataset_uploads.c.object_key).where(
+                    dataset_uploads.c.dataset_id == dataset_id
+                )
+            ).scalars()
+            if key
+        ]
+        self._session.execute(
+            delete(dataset_versions).where(dataset_versions.c.dataset_id == dataset_id)
+        )
+        self._session.execute(
+            delete(dataset_uploads).where(dataset_uploads.c.dataset_id == dataset_id)
+        )
+        return keys
 
     def count_active(self, user_id: str) -> int:
         count = self._session.execute(
