@@ -217,6 +217,48 @@ def test_prepare_and_execute_on_user_kline(
     assert same.job_id == job.job_id
 
 
+def test_sweep_on_user_matches_single_executes(
+    live_server: LiveServer, dana: AuthenticatedSession, candles: dict[str, Any]
+) -> None:
+    body = {
+        "datasetId": candles["created"].dataset_id,
+        "from": "2025-03-03T00:00:00Z",
+        "to": "2025-03-03T03:00:00Z",
+        "cadence": "1m",
+    }
+    accepted = call(live_server, dana, "POST", "/backtest/user/kline/prepare", json=body)
+    prepared = accepted.json()["jobId"]
+    assert wait_prepare(dana, "user", "kline", prepared).status.value == "Completed"
+    strategy_id = dana.compile_strategy(source("sma_kline.java")).strategy_id
+    sweep = {
+        "strategyId": strategy_id,
+        "sweep": {"params": {"sma.period": {"values": [3, 8]}}, "sampler": "grid"},
+    }
+    base = f"/backtest/user/kline/executeSweep/{prepared}"
+    submitted = call(live_server, dana, "POST", base, json=sweep)
+    assert submitted.status_code == 202, submitted.text
+    deadline = time.monotonic() + 180
+    while True:
+        result = call(live_server, dana, "GET", f"{base}/{submitted.json()['sweepId']}").json()
+        if result.get("status") not in ("RUNNING", None) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert result["status"] == "COMPLETED", result
+    by_period = {row["params"]["sma.period"]: row for row in result["leaderboard"]}
+    for period in (3, 8):
+        single = {
+            "prepareJobId": prepared,
+            "strategyId": strategy_id,
+            "params": {"sma.period": period},
+        }
+        run = call(live_server, dana, "POST", "/backtest/user/kline/execute", json=single)
+        assert run.status_code == 202, run.text
+        alone = wait_result(dana, "user", "kline", run.json()["jobId"])["results"]
+        assert by_period[period]["trades"] == alone["totalTrades"]
+        assert by_period[period]["pnl"] == alone["pnlTotal"]
+        assert alone["totalTrades"] > 0  # the comparison is about real trades
+
+
 def test_prepare_default_cadence_is_the_datasets_and_ticker_rows_are_ticks(
     live_server: LiveServer, dana: AuthenticatedSession, candles: dict[str, Any]
 ) -> None:
