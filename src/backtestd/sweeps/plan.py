@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from scipy.stats import qmc
 
 from backtestd.domain.sweeps import CurveMode, Sampler, SweepSpec
 
@@ -42,31 +43,41 @@ def expand_vectors(spec: SweepSpec) -> list[dict[str, Any]]:
             for combo in itertools.product(*(v for _, v in axes))
         ]
     n = int(spec.samples or 0)
-    rng = np.random.default_rng(spec.seed)
     if spec.sampler is Sampler.RANDOM:
+        rng = np.random.default_rng(spec.seed)
         picks = [rng.integers(0, len(values), size=n) for _, values in axes]
     else:
-        picks = [_lhs_indices(rng, n, len(values)) for _, values in axes]
+        picks = _lhs_indices(spec.seed, n, [len(values) for _, values in axes])
     return [
         {name: values[int(pick[i])] for (name, values), pick in zip(axes, picks, strict=True)}
         for i in range(n)
     ]
 
 
-def _lhs_indices(rng: np.random.Generator, n: int, size: int) -> npt.NDArray[np.int64]:
-    """Lattice indices of a Latin hypercube column: sample ``i`` falls in stratum ``perm[i]``.
+def _lhs_indices(seed: int | None, n: int, sizes: list[int]) -> list[npt.NDArray[np.int64]]:
+    """Lattice indices per axis of an ``n``-point Latin hypercube (``scipy.stats.qmc``).
 
-    Stratum ``k`` of ``n`` owns the lattice indices ``[ceil(k*L/n), ceil((k+1)*L/n))``, so with
-    a lattice at least as fine as the strata every stratum is hit exactly once; a coarser
-    lattice maps several strata onto one point.
+    The hypercube puts exactly one point in each of the ``n`` equal strata of ``[0, 1)`` on every
+    axis. Stratum ``k`` owns the lattice indices ``[ceil(k*L/n), ceil((k+1)*L/n))``, and a point
+    at fraction ``f`` of its stratum takes the index at that fraction of the stratum's indices,
+    so with a lattice at least as fine as the strata (``L >= n``) every stratum is hit exactly
+    once; a coarser lattice maps several strata onto one point (``floor(u * L)``). The same seed
+    gives the same vectors on every worker.
     """
-    strata = rng.permutation(n)
-    u = rng.random(n)
-    if size >= n:
-        lo = -((-strata * size) // n)
-        hi = -((-(strata + 1) * size) // n)
-        return (lo + np.floor(u * (hi - lo))).astype(np.int64)
-    return np.floor((strata + u) * size / n).astype(np.int64)
+    if n == 0 or not sizes:
+        return [np.zeros(n, dtype=np.int64) for _ in sizes]
+    points = qmc.LatinHypercube(d=len(sizes), rng=np.random.default_rng(seed)).random(n)
+    return [_lattice_index(points[:, axis], n, size) for axis, size in enumerate(sizes)]
+
+
+def _lattice_index(u: npt.NDArray[np.float64], n: int, size: int) -> npt.NDArray[np.int64]:
+    if size < n:
+        return np.minimum(np.floor(u * size), size - 1).astype(np.int64)
+    stratum = np.minimum(np.floor(u * n), n - 1).astype(np.int64)
+    within = u * n - stratum
+    lo = -((-stratum * size) // n)
+    hi = -((-(stratum + 1) * size) // n)
+    return np.minimum(lo + np.floor(within * (hi - lo)).astype(np.int64), hi - 1)
 
 
 def retained_count(spec: SweepSpec, total: int) -> int:
