@@ -102,6 +102,12 @@ class Settings(BaseSettings):
     # Storage. Empty database_url = SQLite file in the data dir.
     database_url: str = ""
     object_store_dir: Path | None = None
+    # s3://bucket/prefix selects the S3-compatible store (credentials: the AWS_* variables);
+    # s3_endpoint_url names a non-AWS endpoint (MinIO, Ceph, R2, a test server).
+    object_store_url: str = ""
+    s3_endpoint_url: str = ""
+    # Local read-through cache of S3 objects that workers memory-map (prepared columns).
+    s3_cache_max_bytes: int = Field(default=2048 * MIB, ge=0)
 
     # Auth.
     jwt_secret: str = ""

@@ -42,3 +42,56 @@ def temporary_postgres_database() -> Iterator[str]:
     finally:
         with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+S3_TEST_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "backtestd-test",
+    "AWS_SECRET_ACCESS_KEY": "backtestd-test-secret",
+    "AWS_REGION": "us-east-1",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+@contextmanager
+def s3_server() -> Iterator[str]:
+    """A real S3-compatible HTTP server (moto in server mode) on 127.0.0.1; yields its URL.
+
+    moto's server accepts presigned PUT/GET and answers range reads with 206, but does not
+    check signatures: tests that need a refused tampered URL cannot use it (docs/deployment.md
+    says which test proves what).
+    """
+    import shutil
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import httpx
+
+    binary = shutil.which("moto_server") or str(Path(sys.executable).parent / "moto_server")
+    if not Path(binary).exists():
+        unavailable("moto_server is not installed (dev dependency moto[server])")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(
+        [binary, "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(url, timeout=1)
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    unavailable("moto_server did not start")
+                time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -296,12 +296,9 @@ class DatasetService:
                 )
             if session.job_id is not None:
                 return session.job_id
-            if session.status is SessionStatus.OPEN:
-                raise InvalidInput(
-                    f"nothing has been uploaded to {upload_id} yet; PUT the file to the "
-                    "session's upload.url first, then finalize"
-                )
             limits = self.settings.tiers[principal.tier]
+            if session.status is SessionStatus.OPEN:
+                session = self._arrived_in_store(session, limits.max_dataset_bytes)
             usage = UsageRepository(uow.session).usage_of(principal.user_id)
             if usage.storage_bytes_used >= limits.max_total_storage_bytes:
                 raise StorageQuotaExceeded(
@@ -330,6 +327,20 @@ class DatasetService:
         return job_id
 
     # -- helpers -------------------------------------------------------------------------
+
+    def _arrived_in_store(self, session: DatasetSession, cap: int) -> DatasetSession:
+        """A session whose bytes went straight to the store (an S3 presigned PUT, which the
+        service never sees): check they are there and within ``maxDatasetBytes``."""
+        size = self._objects.size(session.object_key)
+        if size is None:
+            raise InvalidInput(
+                f"nothing has been uploaded to {session.session_id} yet; PUT the file to the "
+                "session's upload.url first, then finalize"
+            )
+        if size > cap:
+            self._objects.delete(session.object_key)
+            raise too_large(cap)
+        return replace(session, status=SessionStatus.UPLOADING, received_bytes=size)
 
     def submit_job(
         self,

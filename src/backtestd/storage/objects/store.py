@@ -137,4 +137,13 @@ class LocalObjectStore:
 
 def open_object_store(settings: Settings) -> ObjectStore:
     """The configured object store: the one place the backend is chosen."""
+    if settings.object_store_url:
+        from backtestd.storage.objects.s3 import S3ObjectStore
+
+        return S3ObjectStore(
+            settings.object_store_url,
+            settings.data_dir.resolve() / "s3-cache",
+            settings.s3_cache_max_bytes,
+            endpoint_url=settings.s3_endpoint_url or None,
+        )
     return LocalObjectStore(settings.resolved_object_store_dir)

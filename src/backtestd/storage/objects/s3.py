@@ -1,0 +1,196 @@
+"""S3-compatible object store (AWS S3, MinIO, Ceph, R2, ...) through boto3.
+
+Selected by ``BACKTESTD_OBJECT_STORE_URL=s3://bucket/prefix``; credentials and region come from
+the standard ``AWS_*`` variables (boto3's own chain), a non-AWS endpoint from
+``BACKTESTD_S3_ENDPOINT_URL``. The bucket is created when missing. S3 publishes an object only
+when its upload completes, so readers never see half an object, as with the local store.
+
+``local_path`` (memory-mapped prepared columns, dataset files) is a read-through cache on local
+disk bounded by ``BACKTESTD_S3_CACHE_MAX_BYTES``: each entry is named after the object's ETag,
+so a replaced object is never served stale, and the least recently used entries are evicted.
+Presigned GET/PUT URLs are real S3 presigned URLs: the store serves them, not the service.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+_CHUNK = 1 << 20
+_MISSING = {"404", "NoSuchKey", "NotFound"}
+
+
+def _missing(exc: ClientError) -> bool:
+    return str(exc.response.get("Error", {}).get("Code")) in _MISSING
+
+
+def parse_s3_url(url: str) -> tuple[str, str]:
+    """``s3://bucket/some/prefix`` -> ``("bucket", "some/prefix/")`` (prefix may be empty)."""
+    parsed = urlparse(url)
+    if parsed.scheme != "s3" or not parsed.netloc:
+        raise ValueError(
+            f"object store URL {url!r} must look like s3://bucket or s3://bucket/prefix"
+        )
+    prefix = parsed.path.strip("/")
+    return parsed.netloc, f"{prefix}/" if prefix else ""
+
+
+class S3ObjectStore:
+    def __init__(
+        self,
+        url: str,
+        cache_dir: Path,
+        cache_max_bytes: int,
+        endpoint_url: str | None = None,
+    ) -> None:
+        self.bucket, self.prefix = parse_s3_url(url)
+        self._client: Any = boto3.client(
+            "s3",
+            endpoint_url=endpoint_url or None,
+            config=Config(signature_version="s3v4", retries={"max_attempts": 3}),
+        )
+        self._cache = ReadThroughCache(cache_dir, cache_max_bytes)
+        self._ensure_bucket()
+
+    def _ensure_bucket(self) -> None:
+        try:
+            self._client.head_bucket(Bucket=self.bucket)
+        except ClientError as exc:
+            if not _missing(exc):
+                raise
+            region = self._client.meta.region_name
+            options: dict[str, Any] = {"Bucket": self.bucket}
+            if region and region != "us-east-1":
+                options["CreateBucketConfiguration"] = {"LocationConstraint": region}
+            self._client.create_bucket(**options)
+
+    def _key(self, key: str) -> str:
+        parts = key.split("/")
+        if not key or any(p in ("", ".", "..") for p in parts):
+            raise ValueError(f"invalid object key {key!r}")
+        return self.prefix + key
+
+    def get(self, key: str) -> bytes | None:
+        try:
+            response = self._client.get_object(Bucket=self.bucket, Key=self._key(key))
+        except ClientError as exc:
+            if _missing(exc):
+                return None
+            raise
+        data: bytes = response["Body"].read()
+        return data
+
+    def put(self, key: str, data: bytes) -> None:
+        self._client.put_object(Bucket=self.bucket, Key=self._key(key), Body=data)
+
+    def _head(self, key: str) -> dict[str, Any] | None:
+        try:
+            head: dict[str, Any] = self._client.head_object(Bucket=self.bucket, Key=self._key(key))
+        except ClientError as exc:
+            if _missing(exc):
+                return None
+            raise
+        return head
+
+    def exists(self, key: str) -> bool:
+        return self._head(key) is not None
+
+    def delete(self, key: str) -> None:
+        self._client.delete_object(Bucket=self.bucket, Key=self._key(key))
+
+    def size(self, key: str) -> int | None:
+        head = self._head(key)
+        return None if head is None else int(head["ContentLength"])
+
+    def put_file(self, key: str, source: Path) -> None:
+        """Multipart for large files; the object appears only when the upload completes."""
+        self._client.upload_file(str(source), self.bucket, self._key(key))
+
+    def iter_range(self, key: str, start: int = 0, end: int | None = None) -> Iterator[bytes]:
+        if end is not None and end <= start:
+            return
+        span = f"bytes={start}-" if end is None else f"bytes={start}-{end - 1}"
+        response = self._client.get_object(Bucket=self.bucket, Key=self._key(key), Range=span)
+        yield from response["Body"].iter_chunks(_CHUNK)
+
+    def local_path(self, key: str) -> Path | None:
+        head = self._head(key)
+        if head is None:
+            return None
+        tag = str(head.get("ETag", "")).strip('"')
+        return self._cache.path_for(key, tag, lambda target: self._download(key, target))
+
+    def _download(self, key: str, target: Path) -> None:
+        self._client.download_file(self.bucket, self._key(key), str(target))
+
+    def presigned_get(self, key: str, expires_seconds: int) -> str | None:
+        url: str = self._client.generate_presigned_url(
+            "get_object",
+            Params={"Bucket": self.bucket, "Key": self._key(key)},
+            ExpiresIn=expires_seconds,
+        )
+        return url
+
+    def presigned_put(self, key: str, expires_seconds: int) -> str | None:
+        url: str = self._client.generate_presigned_url(
+            "put_object",
+            Params={"Bucket": self.bucket, "Key": self._key(key)},
+            ExpiresIn=expires_seconds,
+        )
+        return url
+
+
+class ReadThroughCache:
+    """Whole objects on local disk, named by key digest and ETag, LRU-bounded in bytes."""
+
+    def __init__(self, root: Path, max_bytes: int) -> None:
+        self.root = root
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        root.mkdir(parents=True, exist_ok=True)
+
+    def path_for(self, key: str, tag: str, fetch: Any) -> Path:
+        digest = hashlib.blake2b(f"{key}\n{tag}".encode(), digest_size=16).hexdigest()
+        path = self.root / digest[:2] / digest
+        if path.exists():
+            os.utime(path)  # most recently used
+            return path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".fetch-", dir=path.parent)
+        os.close(fd)
+        try:
+            fetch(Path(tmp))
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        self._evict(keep=path)
+        return path
+
+    def _evict(self, keep: Path) -> None:
+        """Drop least recently used entries over the bound (never the one just fetched; an
+        evicted file still mapped by a reader stays readable until it is unmapped)."""
+        with self._lock:
+            entries = [
+                (p.stat().st_mtime, p.stat().st_size, p)
+                for p in self.root.glob("*/*")
+                if p.is_file() and not p.name.startswith(".")
+            ]
+            total = sum(size for _, size, _ in entries)
+            for _, size, path in sorted(entries):
+                if total <= self.max_bytes:
+                    break
+                if path == keep:
+                    continue
+                path.unlink(missing_ok=True)
+                total -= size
