@@ -434,6 +434,7 @@ def test_cex_import_from_sim_builds_a_version(
     assert response.status_code == 202, response.text
     created = response.json()
     assert created["status"] == "fetching"
+    assert created["cadence"] == "1m"
     assert created["jobId"]
     path = f"/datasets/{created['datasetId']}/imports/{created['importId']}"
     deadline = time.monotonic() + 180

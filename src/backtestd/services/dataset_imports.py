@@ -22,13 +22,15 @@ from backtestd.domain.datasets import (
     SessionStatus,
 )
 from backtestd.domain.jobs import JobKind
+from backtestd.engine.cadence import CADENCE_MS, TICKER_CADENCES
 from backtestd.engine.prepare import parse_range_bound
-from backtestd.errors import InvalidInput, NotFound
+from backtestd.errors import InvalidInput, NotFound, PlanRequired
 from backtestd.marketdata.catalogue import Catalogue
 from backtestd.services.datasets import DatasetService, UploadState, new_id, plain_pair
 from backtestd.storage.db.repositories.datasets import DatasetRepository
 
-IMPORT_CADENCES = {"1s": 1_000, "1m": 60_000, "5m": 300_000}
+IMPORT_CADENCES = {label: CADENCE_MS[label] for label in TICKER_CADENCES}
+"""Candle widths an import can build: 0.128.25 sends 1s/1m/5m, 0.128.49 the 15 prepare labels."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,14 @@ class DatasetImports:
                 f"{', '.join(IMPORT_CADENCES)}, or omit it for the exchange's native data",
                 reason="INVALID_CADENCE",
             )
+        limits = self._datasets.settings.tiers[principal.tier]
+        plan = limits.cadences
+        if request.cadence and plan is not None and request.cadence not in plan:
+            raise PlanRequired(
+                f"cadence {request.cadence!r} is not included in the {principal.tier} tier; it "
+                f"offers {', '.join(plan) or 'no cadence'}",
+                upgrade_url=self._datasets.settings.upgrade_url,
+            )
         start, end = self._range(principal, request)
         spec: dict[str, Any] = {
             "exchange": request.exchange,
@@ -124,7 +134,6 @@ class DatasetImports:
             "to": end.isoformat(),
             "tier": principal.tier,
         }
-        limits = self._datasets.settings.tiers[principal.tier]
         spec["maxDatasetBytes"] = limits.max_dataset_bytes
         spec["maxTotalStorageBytes"] = limits.max_total_storage_bytes
         if request.cadence:

@@ -150,6 +150,7 @@ def list_datasets(
     "/datasets/imports",
     status_code=202,
     response_model=DatasetImportCreated,
+    response_model_exclude_none=True,
     responses=_ERRORS,
     summary="Import a range from one of the service's exchanges as a new dataset",
 )
@@ -168,7 +169,9 @@ def create_import(
         data_type=body.cex.dataType if body.cex else "ticker",
     )
     dataset_id, import_id, job_id = services.dataset_imports.create(principal, request)
-    return DatasetImportCreated(datasetId=dataset_id, importId=import_id, jobId=job_id)
+    return DatasetImportCreated(
+        datasetId=dataset_id, importId=import_id, jobId=job_id, cadence=body.cadence
+    )
 
 
 @router.get(

@@ -118,6 +118,7 @@ class DatasetImportCreated(WireModel):
     importId: str
     jobId: str
     status: Literal["fetching"] = "fetching"
+    cadence: str | None = None  # 0.128.49: the candle width built, when one was asked
 
 
 class DatasetImportState(WireModel):
