@@ -15,6 +15,7 @@ from backtestd.services.accounts import AccountService
 from backtestd.services.auth import AuthService, load_or_create_secret
 from backtestd.services.backtests import BacktestService
 from backtestd.services.dataset_imports import DatasetImports
+from backtestd.services.dataset_uploads import DatasetUploads
 from backtestd.services.datasets import DatasetService
 from backtestd.services.fair_queue import FairQueue
 from backtestd.services.market import MarketService
@@ -48,6 +49,7 @@ class Services:
     sweeps: SweepService
     signed_urls: SignedUrls
     datasets: DatasetService
+    dataset_uploads: DatasetUploads
     dataset_imports: DatasetImports
 
     def close(self) -> None:
@@ -84,13 +86,9 @@ def build_services(settings: Settings) -> Services:
     strategies = StrategyService(settings, database, objects, engines, runner, validations)
     backtests = BacktestService(settings, database, catalogue)
     signed_urls = SignedUrls(objects, secret, settings.resolved_public_base_url)
+    upload_links = UploadLinks(secret, settings.resolved_public_base_url)
     datasets = DatasetService(
-        settings,
-        database,
-        objects,
-        UploadLinks(secret, settings.resolved_public_base_url),
-        signed_urls,
-        backtests.require_executor,
+        settings, database, objects, upload_links, signed_urls, backtests.require_executor
     )
     return Services(
         settings=settings,
@@ -108,6 +106,7 @@ def build_services(settings: Settings) -> Services:
         sweeps=SweepService(settings, database, backtests),
         signed_urls=signed_urls,
         datasets=datasets,
+        dataset_uploads=DatasetUploads(datasets, objects, upload_links),
         dataset_imports=DatasetImports(datasets, catalogue),
     )
 

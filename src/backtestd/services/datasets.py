@@ -13,11 +13,9 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from backtestd.domain.accounts import Principal
-from backtestd.domain.canonical import content_id
 from backtestd.domain.datasets import (
     Dataset,
     DatasetSession,
@@ -34,7 +32,6 @@ from backtestd.errors import (
     LimitExceeded,
     NotFound,
     PayloadTooLarge,
-    StorageQuotaExceeded,
 )
 from backtestd.jobs.executors.base import JobExecutor
 from backtestd.services.signed_urls import SignedUrls
@@ -129,8 +126,8 @@ class DatasetService:
         )
         with self.database.unit_of_work() as uow:
             self.reserve(uow, principal, dataset)
-            session = self._new_session(uow, principal, dataset.dataset_id, now)
-        return dataset, session, self._target(session)
+            session = self.new_session(uow, principal, dataset.dataset_id, now)
+        return dataset, session, self.target(session)
 
     @staticmethod
     def check_name(name: str) -> None:
@@ -174,7 +171,7 @@ class DatasetService:
     def get(self, principal: Principal, dataset_id: str) -> DatasetView:
         with self.database.unit_of_work() as uow:
             repo = DatasetRepository(uow.session)
-            dataset = self._owned(repo, principal, dataset_id)
+            dataset = self.owned(repo, principal, dataset_id)
             version = self._current(repo, dataset)
         url = self.data_url(version) if version is not None else None
         return DatasetView(dataset, version, url)
@@ -184,7 +181,7 @@ class DatasetService:
         now = self.clock()
         with self.database.unit_of_work() as uow:
             repo = DatasetRepository(uow.session)
-            dataset = self._owned(repo, principal, dataset_id)
+            dataset = self.owned(repo, principal, dataset_id)
             repo.save(replace(dataset, deleted_at=now))
             UsageRepository(uow.session).release(dataset_id, now)
         self.reap_deleted()
@@ -210,23 +207,7 @@ class DatasetService:
     def data_url(self, version: DatasetVersion) -> str | None:
         return self._signed.url_for(version.object_key, ttl=DATA_URL_TTL_SECONDS)
 
-    # -- upload sessions -----------------------------------------------------------------
-
-    def open_upload(
-        self, principal: Principal, dataset_id: str
-    ) -> tuple[DatasetSession, UploadTarget]:
-        """The dataset's open session, or a new one when the last was finalized."""
-        now = self.clock()
-        with self.database.unit_of_work() as uow:
-            repo = DatasetRepository(uow.session)
-            self._owned(repo, principal, dataset_id)
-            session = repo.open_upload_of(dataset_id) or self._new_session(
-                uow, principal, dataset_id, now
-            )
-        return session, self._target(session)
-
-    def upload_state(self, principal: Principal, dataset_id: str, upload_id: str) -> UploadState:
-        return self.session_state(principal, dataset_id, upload_id, SessionKind.UPLOAD)
+    # -- sessions ------------------------------------------------------------------------
 
     def session_state(
         self, principal: Principal, dataset_id: str, session_id: str, kind: SessionKind
@@ -234,7 +215,7 @@ class DatasetService:
         """An upload's or import's state, with its version once ready."""
         with self.database.unit_of_work() as uow:
             repo = DatasetRepository(uow.session)
-            self._owned(repo, principal, dataset_id)
+            self.owned(repo, principal, dataset_id)
             session = repo.session_of(principal.user_id, dataset_id, session_id)
             if session is None or session.kind is not kind:
                 raise NotFound(f"dataset {dataset_id} has no {kind.value} {session_id!r}")
@@ -246,101 +227,7 @@ class DatasetService:
             )
         return UploadState(session, version, self.data_url(version) if version else None)
 
-    def upload_cap(self, upload_id: str, expires: int, signature: str) -> int:
-        """Check a signed PUT link; the body cap (``maxDatasetBytes`` of the creator's tier)."""
-        self._links.verify(upload_id, expires, signature)
-        found = self._session_by_id(upload_id)
-        session, spec = found
-        self._require_open(session)
-        return int(spec["maxDatasetBytes"])
-
-    def receive_upload(self, upload_id: str, body: Path) -> int:
-        """Store a PUT body (already capped and spooled to ``body``); the session is then
-        ``uploading``. A new PUT to an unfinalized session replaces the earlier bytes."""
-        session, _ = self._session_by_id(upload_id)
-        self._require_open(session)
-        size = body.stat().st_size
-        self._objects.put_file(session.object_key, body)
-        with self.database.unit_of_work() as uow:
-            repo = DatasetRepository(uow.session)
-            current = repo.session_by_id(upload_id)
-            if current is None or current[0].status not in (
-                SessionStatus.OPEN,
-                SessionStatus.UPLOADING,
-            ):
-                raise Conflict("this upload was finalized while the file arrived; nothing changed")
-            repo.save_session(
-                replace(
-                    current[0],
-                    status=SessionStatus.UPLOADING,
-                    received_bytes=size,
-                    updated_at=self.clock(),
-                )
-            )
-        return size
-
-    def finalize(self, principal: Principal, dataset_id: str, upload_id: str) -> str:
-        """Queue the ingest of an uploaded file; the same job id while it has not produced a
-        version, 409 once it has."""
-        executor = self.executor()
-        with self.database.unit_of_work() as uow:
-            repo = DatasetRepository(uow.session)
-            self._owned(repo, principal, dataset_id)
-            session = repo.session_of(principal.user_id, dataset_id, upload_id)
-            if session is None or session.kind is not SessionKind.UPLOAD:
-                raise NotFound(f"dataset {dataset_id} has no upload {upload_id!r}")
-            if session.version_id is not None:
-                raise Conflict(
-                    f"upload {upload_id} already produced version {session.version_id}; open a "
-                    f"new upload with POST /v1/datasets/{dataset_id}/uploads to add another"
-                )
-            if session.job_id is not None:
-                return session.job_id
-            limits = self.settings.tiers[principal.tier]
-            if session.status is SessionStatus.OPEN:
-                session = self._arrived_in_store(session, limits.max_dataset_bytes)
-            usage = UsageRepository(uow.session).usage_of(principal.user_id)
-            if usage.storage_bytes_used >= limits.max_total_storage_bytes:
-                raise StorageQuotaExceeded(
-                    f"storage limit reached: {usage.storage_bytes_used:,} of the "
-                    f"{principal.tier} tier's maxTotalStorageBytes of "
-                    f"{limits.max_total_storage_bytes:,} bytes are used, so no new version can "
-                    "be stored; delete datasets or strategies you no longer need"
-                )
-            spec = {
-                "datasetId": dataset_id,
-                "uploadId": upload_id,
-                "tier": principal.tier,
-                "maxDatasetBytes": limits.max_dataset_bytes,
-                "maxTotalStorageBytes": limits.max_total_storage_bytes,
-            }
-            job_id = content_id("ingest", principal.user_id, {"uploadId": upload_id})
-            self.submit_job(uow, executor, principal, JobKind.DATASET_INGEST, job_id, spec)
-            repo.save_session(
-                replace(
-                    session,
-                    status=SessionStatus.INGESTING,
-                    job_id=job_id,
-                    updated_at=self.clock(),
-                )
-            )
-        return job_id
-
     # -- helpers -------------------------------------------------------------------------
-
-    def _arrived_in_store(self, session: DatasetSession, cap: int) -> DatasetSession:
-        """A session whose bytes went straight to the store (an S3 presigned PUT, which the
-        service never sees): check they are there and within ``maxDatasetBytes``."""
-        size = self._objects.size(session.object_key)
-        if size is None:
-            raise InvalidInput(
-                f"nothing has been uploaded to {session.session_id} yet; PUT the file to the "
-                "session's upload.url first, then finalize"
-            )
-        if size > cap:
-            self._objects.delete(session.object_key)
-            raise too_large(cap)
-        return replace(session, status=SessionStatus.UPLOADING, received_bytes=size)
 
     def submit_job(
         self,
@@ -385,7 +272,7 @@ class DatasetService:
             record, status=SessionStatus.FAILED, error=job.status_detail or "ingest failed"
         )
 
-    def _new_session(
+    def new_session(
         self, uow: UnitOfWork, principal: Principal, dataset_id: str, now: datetime
     ) -> DatasetSession:
         upload_id = new_id("up")
@@ -403,33 +290,13 @@ class DatasetService:
         DatasetRepository(uow.session).add_session(record, {"maxDatasetBytes": cap})
         return record
 
-    def _target(self, session: DatasetSession) -> UploadTarget:
+    def target(self, session: DatasetSession) -> UploadTarget:
         seconds = self._links.ttl_minutes * 60
         url = self._objects.presigned_put(session.object_key, seconds)
         return UploadTarget(url or self._links.url_for(session.session_id), self._links.ttl_minutes)
 
-    def _session_by_id(self, upload_id: str) -> tuple[DatasetSession, dict[str, Any]]:
-        with self.database.unit_of_work() as uow:
-            found = DatasetRepository(uow.session).session_by_id(upload_id)
-            dataset = (
-                DatasetRepository(uow.session).of(found[0].user_id, found[0].dataset_id)
-                if found
-                else None
-            )
-        if found is None or dataset is None or found[0].kind is not SessionKind.UPLOAD:
-            raise NotFound(f"no upload {upload_id!r}; it may have been deleted with its dataset")
-        return found
-
     @staticmethod
-    def _require_open(session: DatasetSession) -> None:
-        if session.status not in (SessionStatus.OPEN, SessionStatus.UPLOADING):
-            raise Conflict(
-                f"upload {session.session_id} is already finalized ({session.status.value}); "
-                f"open a new one with POST /v1/datasets/{session.dataset_id}/uploads"
-            )
-
-    @staticmethod
-    def _owned(repo: DatasetRepository, principal: Principal, dataset_id: str) -> Dataset:
+    def owned(repo: DatasetRepository, principal: Principal, dataset_id: str) -> Dataset:
         dataset = repo.of(principal.user_id, dataset_id)
         if dataset is None:
             raise NotFound(f"no dataset {dataset_id!r}; see GET /v1/datasets")

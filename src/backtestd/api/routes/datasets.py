@@ -215,7 +215,7 @@ def delete_dataset(
 def open_upload(
     datasetId: str, principal: DatasetsWrite, services: ServicesDep
 ) -> DatasetUploadSession:
-    session, target = services.datasets.open_upload(principal, datasetId)
+    session, target = services.dataset_uploads.open_upload(principal, datasetId)
     return DatasetUploadSession(uploadId=session.session_id, upload=_target(target))
 
 
@@ -229,7 +229,7 @@ def open_upload(
 def upload_state(
     datasetId: str, uploadId: str, principal: DatasetsRead, services: ServicesDep
 ) -> DatasetUploadState:
-    state = services.datasets.upload_state(principal, datasetId, uploadId)
+    state = services.dataset_uploads.upload_state(principal, datasetId, uploadId)
     return DatasetUploadState(uploadId=uploadId, **_session_fields(state))
 
 
@@ -243,7 +243,7 @@ def upload_state(
 def finalize_upload(
     datasetId: str, uploadId: str, principal: DatasetsWrite, services: ServicesDep
 ) -> FinalizeAccepted:
-    return FinalizeAccepted(jobId=services.datasets.finalize(principal, datasetId, uploadId))
+    return FinalizeAccepted(jobId=services.dataset_uploads.finalize(principal, datasetId, uploadId))
 
 
 @router.get(

@@ -83,8 +83,8 @@ def signed_file(
 async def receive_upload(
     uploadId: str, expires: int, sig: str, request: Request, services: ServicesDep
 ) -> JSONResponse:
-    datasets = services.datasets
-    cap = await run_in_threadpool(datasets.upload_cap, uploadId, expires, sig)
+    uploads = services.dataset_uploads
+    cap = await run_in_threadpool(uploads.upload_cap, uploadId, expires, sig)
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > cap:
         raise too_large(cap)
@@ -103,5 +103,5 @@ async def receive_upload(
                 pending.clear()
         await run_in_threadpool(handle.write, bytes(pending))
         await run_in_threadpool(handle.flush)
-        size = await run_in_threadpool(datasets.receive_upload, uploadId, Path(handle.name))
+        size = await run_in_threadpool(uploads.receive_upload, uploadId, Path(handle.name))
     return JSONResponse({"uploadId": uploadId, "bytes": size}, status_code=200)

@@ -1,0 +1,163 @@
+"""Upload sessions: open, the signed PUT's body, state, and finalize into an ingest job.
+
+At most one open session per dataset; a session is spent once it produced a version (409). With
+the local store the service receives the PUT itself (``api/routes/files.py``) and caps it while
+it streams; with S3 the bytes go straight to the store and are checked at finalize.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from backtestd.domain.accounts import Principal
+from backtestd.domain.canonical import content_id
+from backtestd.domain.datasets import DatasetSession, SessionKind, SessionStatus
+from backtestd.domain.jobs import JobKind
+from backtestd.errors import Conflict, InvalidInput, NotFound, StorageQuotaExceeded
+from backtestd.services.datasets import DatasetService, UploadState, UploadTarget, too_large
+from backtestd.services.upload_links import UploadLinks
+from backtestd.storage.db.repositories.datasets import DatasetRepository
+from backtestd.storage.db.repositories.usage import UsageRepository
+from backtestd.storage.objects.store import ObjectStore
+
+
+class DatasetUploads:
+    def __init__(
+        self, datasets: DatasetService, objects: ObjectStore, upload_links: UploadLinks
+    ) -> None:
+        self._datasets = datasets
+        self._objects = objects
+        self._links = upload_links
+
+    def open_upload(
+        self, principal: Principal, dataset_id: str
+    ) -> tuple[DatasetSession, UploadTarget]:
+        """The dataset's open session, or a new one when the last was finalized."""
+        now = self._datasets.clock()
+        with self._datasets.database.unit_of_work() as uow:
+            repo = DatasetRepository(uow.session)
+            self._datasets.owned(repo, principal, dataset_id)
+            session = repo.open_upload_of(dataset_id) or self._datasets.new_session(
+                uow, principal, dataset_id, now
+            )
+        return session, self._datasets.target(session)
+
+    def upload_state(self, principal: Principal, dataset_id: str, upload_id: str) -> UploadState:
+        return self._datasets.session_state(principal, dataset_id, upload_id, SessionKind.UPLOAD)
+
+    def upload_cap(self, upload_id: str, expires: int, signature: str) -> int:
+        """Check a signed PUT link; the body cap (``maxDatasetBytes`` of the creator's tier)."""
+        self._links.verify(upload_id, expires, signature)
+        found = self._session_by_id(upload_id)
+        session, spec = found
+        self._require_open(session)
+        return int(spec["maxDatasetBytes"])
+
+    def receive_upload(self, upload_id: str, body: Path) -> int:
+        """Store a PUT body (already capped and spooled to ``body``); the session is then
+        ``uploading``. A new PUT to an unfinalized session replaces the earlier bytes."""
+        session, _ = self._session_by_id(upload_id)
+        self._require_open(session)
+        size = body.stat().st_size
+        self._objects.put_file(session.object_key, body)
+        with self._datasets.database.unit_of_work() as uow:
+            repo = DatasetRepository(uow.session)
+            current = repo.session_by_id(upload_id)
+            if current is None or current[0].status not in (
+                SessionStatus.OPEN,
+                SessionStatus.UPLOADING,
+            ):
+                raise Conflict("this upload was finalized while the file arrived; nothing changed")
+            repo.save_session(
+                replace(
+                    current[0],
+                    status=SessionStatus.UPLOADING,
+                    received_bytes=size,
+                    updated_at=self._datasets.clock(),
+                )
+            )
+        return size
+
+    def finalize(self, principal: Principal, dataset_id: str, upload_id: str) -> str:
+        """Queue the ingest of an uploaded file; the same job id while it has not produced a
+        version, 409 once it has."""
+        executor = self._datasets.executor()
+        with self._datasets.database.unit_of_work() as uow:
+            repo = DatasetRepository(uow.session)
+            self._datasets.owned(repo, principal, dataset_id)
+            session = repo.session_of(principal.user_id, dataset_id, upload_id)
+            if session is None or session.kind is not SessionKind.UPLOAD:
+                raise NotFound(f"dataset {dataset_id} has no upload {upload_id!r}")
+            if session.version_id is not None:
+                raise Conflict(
+                    f"upload {upload_id} already produced version {session.version_id}; open a "
+                    f"new upload with POST /v1/datasets/{dataset_id}/uploads to add another"
+                )
+            if session.job_id is not None:
+                return session.job_id
+            limits = self._datasets.settings.tiers[principal.tier]
+            if session.status is SessionStatus.OPEN:
+                session = self._arrived_in_store(session, limits.max_dataset_bytes)
+            usage = UsageRepository(uow.session).usage_of(principal.user_id)
+            if usage.storage_bytes_used >= limits.max_total_storage_bytes:
+                raise StorageQuotaExceeded(
+                    f"storage limit reached: {usage.storage_bytes_used:,} of the "
+                    f"{principal.tier} tier's maxTotalStorageBytes of "
+                    f"{limits.max_total_storage_bytes:,} bytes are used, so no new version can "
+                    "be stored; delete datasets or strategies you no longer need"
+                )
+            spec = {
+                "datasetId": dataset_id,
+                "uploadId": upload_id,
+                "tier": principal.tier,
+                "maxDatasetBytes": limits.max_dataset_bytes,
+                "maxTotalStorageBytes": limits.max_total_storage_bytes,
+            }
+            job_id = content_id("ingest", principal.user_id, {"uploadId": upload_id})
+            kind = JobKind.DATASET_INGEST
+            self._datasets.submit_job(uow, executor, principal, kind, job_id, spec)
+            repo.save_session(
+                replace(
+                    session,
+                    status=SessionStatus.INGESTING,
+                    job_id=job_id,
+                    updated_at=self._datasets.clock(),
+                )
+            )
+        return job_id
+
+    def _arrived_in_store(self, session: DatasetSession, cap: int) -> DatasetSession:
+        """A session whose bytes went straight to the store (an S3 presigned PUT, which the
+        service never sees): check they are there and within ``maxDatasetBytes``."""
+        size = self._objects.size(session.object_key)
+        if size is None:
+            raise InvalidInput(
+                f"nothing has been uploaded to {session.session_id} yet; PUT the file to the "
+                "session's upload.url first, then finalize"
+            )
+        if size > cap:
+            self._objects.delete(session.object_key)
+            raise too_large(cap)
+        return replace(session, status=SessionStatus.UPLOADING, received_bytes=size)
+
+    def _session_by_id(self, upload_id: str) -> tuple[DatasetSession, dict[str, Any]]:
+        with self._datasets.database.unit_of_work() as uow:
+            found = DatasetRepository(uow.session).session_by_id(upload_id)
+            dataset = (
+                DatasetRepository(uow.session).of(found[0].user_id, found[0].dataset_id)
+                if found
+                else None
+            )
+        if found is None or dataset is None or found[0].kind is not SessionKind.UPLOAD:
+            raise NotFound(f"no upload {upload_id!r}; it may have been deleted with its dataset")
+        return found
+
+    @staticmethod
+    def _require_open(session: DatasetSession) -> None:
+        if session.status not in (SessionStatus.OPEN, SessionStatus.UPLOADING):
+            raise Conflict(
+                f"upload {session.session_id} is already finalized ({session.status.value}); "
+                f"open a new one with POST /v1/datasets/{session.dataset_id}/uploads"
+            )
