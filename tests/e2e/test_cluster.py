@@ -1,0 +1,194 @@
+"""Black-box: the scaled-out deployment, every part its own OS process.
+
+Two ``backtestd serve`` replicas on different ports, one PostgreSQL, an S3-compatible store
+(moto in server mode), an external ``dask scheduler`` and two ``backtestd worker`` processes.
+A user registers on one replica and prepares, executes and reads on the other; jobs spread
+over both workers; then a worker is killed with SIGKILL in the middle of work and every job
+still completes once, with the result a healthy run gives.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from qtsurfer_sdk import AuthenticatedSession, auth
+
+from tests.e2e.backtest_helpers import recent_range, wait_prepare, wait_result
+from tests.support.server import BIN, LiveServer, free_port, harness_environment
+from tests.support.services import S3_TEST_CREDENTIALS, s3_server, temporary_postgres_database
+from tests.support.strategies import source
+
+
+@dataclass
+class Cluster:
+    replicas: list[LiveServer]
+    workers: list[subprocess.Popen[bytes]]
+    scheduler: str
+    env: dict[str, str]
+    root: Path
+
+
+def _worker_pids(worker: subprocess.Popen[bytes]) -> set[int]:
+    """The worker process and its children (the nanny runs the job in a child)."""
+    pids = {worker.pid}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == worker.pid:
+                pids.add(int(entry.name))
+    return pids
+
+
+def _start_worker(env: dict[str, str], root: Path, name: str) -> subprocess.Popen[bytes]:
+    data = root / name
+    data.mkdir(parents=True, exist_ok=True)
+    with (root / f"{name}.log").open("ab") as out:
+        return subprocess.Popen(
+            [str(BIN), "worker"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**env, "BACKTESTD_DATA_DIR": str(data)},
+        )
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    root = tmp_path_factory.mktemp("cluster")
+    with temporary_postgres_database() as database_url, s3_server() as endpoint:
+        port = free_port()
+        scheduler_address = f"tcp://127.0.0.1:{port}"
+        dask = Path(sys.executable).with_name("dask")
+        with (root / "scheduler.log").open("wb") as out:
+            scheduler = subprocess.Popen(
+                [str(dask), "scheduler", "--host", "127.0.0.1", "--port", str(port)]
+                + ["--dashboard-address", ":0"],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        shared = {
+            **S3_TEST_CREDENTIALS,
+            "BACKTESTD_DATABASE_URL": database_url,
+            "BACKTESTD_OBJECT_STORE_URL": "s3://backtestd-cluster/objects",
+            "BACKTESTD_S3_ENDPOINT_URL": endpoint,
+            "BACKTESTD_JWT_SECRET": "cluster-test-secret-" + "x" * 32,
+            "BACKTESTD_DASK_SCHEDULER": scheduler_address,
+        }
+        env = {**harness_environment(), **shared}
+        workers = [_start_worker(env, root, f"worker-{i}") for i in range(2)]
+        replicas = [LiveServer(root / f"api-{i}", extra_env=shared) for i in range(2)]
+        try:
+            for replica in replicas:
+                replica.start(timeout=120)
+            yield Cluster(replicas, workers, scheduler_address, env, root)
+        finally:
+            for replica in replicas:
+                replica.stop()
+            for process in [*workers, scheduler]:
+                process.terminate()
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+
+
+def _session(cluster: Cluster, replica: int, key: str) -> AuthenticatedSession:
+    return auth(key, base_url=cluster.replicas[replica].base_url)
+
+
+def test_a_journey_across_both_replicas_spreads_over_both_workers(cluster: Cluster) -> None:
+    key = cluster.replicas[0].create_key("cluster-ivy", tier="elite")
+    one, two = _session(cluster, 0, key), _session(cluster, 1, key)
+    strategy_id = one.compile_strategy(source("ema_cross.java")).strategy_id
+    assert strategy_id in [s.strategy_id for s in two.list_strategies().strategies]
+    start, end = recent_range(2)
+    prepared = []
+    for pair in ("BTC/USDT", "ETH/USDT", "SOL/USDT", "BNB/USDT"):
+        job = two.prepare(exchange_id="sim", type_="ticker", instrument=pair, from_=start, to=end)
+        prepared.append(job.job_id)
+    for job_id in prepared:
+        state = wait_prepare(one, "sim", "ticker", job_id, timeout=240)
+        assert state.status.value == "Completed"
+    runs = [
+        two.execute(
+            exchange_id="sim", type_="ticker", prepare_job_id=job_id, strategy_id=strategy_id
+        ).job_id
+        for job_id in prepared
+    ]
+    hosts = set()
+    for run in runs:
+        body = wait_result(one, "sim", "ticker", run, timeout=240)
+        assert body["state"]["status"] == "Completed", body
+        hosts.add(int(body["results"]["hostName"].rsplit(":", 1)[1]))
+    owners = [i for i, worker in enumerate(cluster.workers) if hosts & _worker_pids(worker)]
+    assert sorted(owners) == [0, 1], (hosts, [w.pid for w in cluster.workers])
+    assert "Dask cluster at" in cluster.replicas[1].log_path.read_text()
+
+
+def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(cluster: Cluster) -> None:
+    """SIGKILL of a worker (and its job process) while prepares run: Dask reschedules the
+    lost tasks on the survivor, each job completes exactly once, with the result of a run that
+    was never interrupted."""
+    key = cluster.replicas[1].create_key("cluster-jack", tier="elite")
+    session = _session(cluster, 1, key)
+    start, end = recent_range(24, end_hours_ago=30)
+    jobs = [
+        session.prepare(
+            exchange_id="sim", type_="ticker", instrument=pair, from_=start, to=end
+        ).job_id
+        for pair in ("BTC/USDT", "ETH/USDT")
+    ]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # both workers busy generating and reading hours
+        states = [
+            session.get_prepare_status(exchange_id="sim", type_="ticker", job_id=j).status.value
+            for j in jobs
+        ]
+        if states == ["Started", "Started"]:
+            break
+        time.sleep(0.1)
+    assert states == ["Started", "Started"], states
+    victim = cluster.workers[0]
+    for pid in _worker_pids(victim):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    victim.wait(timeout=20)
+    states = [wait_prepare(session, "sim", "ticker", job_id, timeout=300) for job_id in jobs]
+    assert [s.status.value for s in states] == ["Completed", "Completed"]
+    # The same prepares on the untouched half of the cluster give the same coverage.
+    again = [s.to_dict() for s in states]
+    for state in again:
+        assert state["coverageRatio"] == 1.0
+        assert state["totalHours"] == 24
+    attempts = _attempts(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
+    assert sorted(attempts) == [1, 2], attempts  # the killed one ran again, nothing ran thrice
+    cluster.workers[0] = _start_worker(cluster.env, cluster.root, "worker-0b")
+
+
+def _attempts(database_url: str, job_ids: list[str]) -> list[int]:
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(
+                sqlalchemy.text("SELECT attempts FROM jobs WHERE job_id IN :ids").bindparams(
+                    sqlalchemy.bindparam("ids", expanding=True)
+                ),
+                {"ids": job_ids},
+            )
+            return [int(row[0]) for row in rows]
+    finally:
+        engine.dispose()
