@@ -192,3 +192,27 @@ def _attempts(database_url: str, job_ids: list[str]) -> list[int]:
             return [int(row[0]) for row in rows]
     finally:
         engine.dispose()
+
+
+def test_jobs_queued_through_a_killed_replica_finish(cluster: Cluster) -> None:
+    """SIGKILL of the replica that queued the jobs: the tasks were handed to the scheduler
+    fire-and-forget, so the workers finish them and the other replica reports them."""
+    key = cluster.replicas[0].create_key("cluster-kate", tier="elite")
+    doomed, survivor = _session(cluster, 1, key), _session(cluster, 0, key)
+    start, end = recent_range(6, end_hours_ago=60)
+    jobs = [
+        doomed.prepare(
+            exchange_id="sim", type_="ticker", instrument=pair, from_=start, to=end
+        ).job_id
+        for pair in ("BTC/USDT", "ETH/USDT", "SOL/USDT")
+    ]
+    process = cluster.replicas[1].process
+    assert process is not None
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=20)
+    for job_id in jobs:
+        state = wait_prepare(survivor, "sim", "ticker", job_id, timeout=300)
+        assert state.status.value == "Completed"
+        assert state.to_dict()["totalHours"] == 6
+    cluster.replicas[1].start(timeout=120)  # a restart serves again, nothing resubmitted twice
+    assert sorted(_attempts(cluster.env["BACKTESTD_DATABASE_URL"], jobs)) == [1, 1, 1]
