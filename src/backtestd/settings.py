@@ -225,13 +225,15 @@ class Settings(BaseSettings):
         """A copy safe to ship to Dask workers inside tasks (docs/jobs.md, "Secrets").
 
         No JWT secret (workers never sign or verify tokens), the database password replaced
-        by ``***`` (the worker puts back its own, see ``with_database_password_from``) and no
-        TLS file paths (a worker uses its own certificate).
+        by ``***`` (the worker puts back its own, see ``with_database_password_from``), no
+        TLS file paths and no scheduler address (a worker has its own certificate and
+        scheduler).
         """
         return self.model_copy(
             update={
                 "jwt_secret": "",
                 "database_url": mask_password(self.database_url),
+                "dask_scheduler": "",
                 "dask_tls_ca_file": None,
                 "dask_tls_cert_file": None,
                 "dask_tls_key_file": None,
