@@ -295,8 +295,9 @@ MASK = "***"
 def mask_password(url: str) -> str:
     """``url`` with its password replaced by ``***`` (unchanged without one).
 
-    The user info is split the way SQLAlchemy parses it (user up to ``:``, password up to the
-    first ``@``); a ``password=`` query parameter (libpq) is masked too.
+    The password runs from the user's ``:`` to the last ``@`` before the query (SQLAlchemy
+    stops at the first ``@``; masking more never shows a password that SQLAlchemy would read);
+    a ``password=`` query parameter (libpq) is masked too.
 
     >>> mask_password("postgresql+psycopg://app:s3/cr:et@db:5432/backtestd?sslmode=require")
     'postgresql+psycopg://app:***@db:5432/backtestd?sslmode=require'
@@ -313,7 +314,8 @@ def mask_password(url: str) -> str:
     return f"{scheme}{sep}{rest}"
 
 
-_USERINFO = re.compile(r"(?P<user>[^:/@]*):(?P<password>[^@]*)@")
+# Greedy up to the last "@" before the query: a raw "@" in a password hides nothing.
+_USERINFO = re.compile(r"(?P<user>[^:/@]*):(?P<password>[^?]*)@")
 _QUERY_PASSWORD = re.compile(r"([?&]password=)[^&]*")
 
 
