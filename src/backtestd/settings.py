@@ -9,11 +9,13 @@ An optional TOML file (``BACKTESTD_CONFIG_FILE``) supplies defaults that the env
 from __future__ import annotations
 
 import os
+import re
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from backtestd.errors import ConfigurationError
@@ -138,6 +140,11 @@ class Settings(BaseSettings):
     # Jobs.
     dask_scheduler: str = ""  # tcp://host:8786 uses an existing cluster; empty = LocalCluster
     dask_workers: int = Field(default=0, ge=0)  # LocalCluster workers; 0 = one per core
+    # Mutual TLS for Dask (docs/jobs.md): all three or none. With them the scheduler address
+    # is tls:// and only holders of a certificate signed by this CA may join or submit.
+    dask_tls_ca_file: Path | None = None
+    dask_tls_cert_file: Path | None = None
+    dask_tls_key_file: Path | None = None
     max_queued_jobs: int = Field(default=1000, ge=1)
     max_active_prepares_per_user: int = Field(default=8, ge=1)
     upgrade_url: str | None = None  # sent as upgradeUrl with 402 plan-required errors
@@ -163,6 +170,36 @@ class Settings(BaseSettings):
             )
         return value
 
+    @model_validator(mode="after")
+    def _check_dask_tls(self) -> Settings:
+        files = {
+            "BACKTESTD_DASK_TLS_CA_FILE": self.dask_tls_ca_file,
+            "BACKTESTD_DASK_TLS_CERT_FILE": self.dask_tls_cert_file,
+            "BACKTESTD_DASK_TLS_KEY_FILE": self.dask_tls_key_file,
+        }
+        missing = [name for name, path in files.items() if path is None]
+        if missing and len(missing) < len(files):
+            raise ValueError(
+                "Dask TLS needs all three of BACKTESTD_DASK_TLS_CA_FILE, "
+                "BACKTESTD_DASK_TLS_CERT_FILE and BACKTESTD_DASK_TLS_KEY_FILE; "
+                f"{', '.join(missing)} not set"
+            )
+        for name, path in files.items():
+            if path is not None and not path.is_file():
+                raise ValueError(f"{name}: {path} is not a readable file")
+        scheme = self.dask_scheduler.partition("://")[0] if "://" in self.dask_scheduler else ""
+        if self.dask_tls and scheme not in ("", "tls"):
+            raise ValueError(
+                f"with Dask TLS the scheduler address must be tls://host:port, "
+                f"not {self.dask_scheduler!r}"
+            )
+        if scheme == "tls" and not self.dask_tls:
+            raise ValueError(
+                f"scheduler {self.dask_scheduler!r} uses TLS: set BACKTESTD_DASK_TLS_CA_FILE, "
+                "BACKTESTD_DASK_TLS_CERT_FILE and BACKTESTD_DASK_TLS_KEY_FILE"
+            )
+        return self
+
     @field_validator("tiers", mode="before")
     @classmethod
     def _merge_tier_overrides(cls, value: Any) -> dict[str, Any]:
@@ -180,6 +217,47 @@ class Settings(BaseSettings):
         return merged
 
     @property
+    def dask_tls(self) -> bool:
+        """Dask traffic uses mutual TLS (the three files are set)."""
+        return self.dask_tls_ca_file is not None
+
+    def without_secrets(self) -> Settings:
+        """A copy safe to ship to Dask workers inside tasks (docs/jobs.md, "Secrets").
+
+        No JWT secret (workers never sign or verify tokens), the database password replaced
+        by ``***`` (the worker puts back its own, see ``with_database_password_from``), no
+        TLS file paths and no scheduler address (a worker has its own certificate and
+        scheduler).
+        """
+        return self.model_copy(
+            update={
+                "jwt_secret": "",
+                "database_url": mask_password(self.database_url),
+                "dask_scheduler": "",
+                "dask_tls_ca_file": None,
+                "dask_tls_cert_file": None,
+                "dask_tls_key_file": None,
+            }
+        )
+
+    def with_database_password_from(self, own: Callable[[], Settings]) -> Settings:
+        """These shipped settings with the database password of this process's own settings.
+
+        ``own`` (read only when the shipped URL had a password) must name the same database:
+        its URL with the password masked equals the shipped one, else ``ConfigurationError``.
+        """
+        if MASK not in self.database_url:
+            return self
+        own_url = own().database_url
+        if mask_password(own_url) != self.database_url:
+            raise ConfigurationError(
+                "this worker's database URL "
+                f"({mask_password(own_url) or 'unset'}) is not the service's "
+                f"({self.database_url}): start the worker with the same BACKTESTD_DATABASE_URL"
+            )
+        return self.model_copy(update={"database_url": own_url})
+
+    @property
     def sqlite_path(self) -> Path:
         """The embedded database file (used when no ``database_url`` is set)."""
         return (self.data_dir / "backtestd.sqlite3").resolve()
@@ -193,12 +271,7 @@ class Settings(BaseSettings):
     @property
     def masked_database_url(self) -> str:
         """The database URL with any password replaced by ``***`` (safe to print)."""
-        url = self.resolved_database_url
-        scheme, sep, rest = url.partition("://")
-        userinfo, at, host = rest.rpartition("@")
-        if not at or ":" not in userinfo:
-            return url
-        return f"{scheme}{sep}{userinfo.split(':', 1)[0]}:***@{host}"
+        return mask_password(self.resolved_database_url)
 
     @property
     def resolved_public_base_url(self) -> str:
@@ -214,6 +287,36 @@ class Settings(BaseSettings):
     @property
     def resolved_object_store_dir(self) -> Path:
         return (self.object_store_dir or self.data_dir / "objects").resolve()
+
+
+MASK = "***"
+
+
+def mask_password(url: str) -> str:
+    """``url`` with its password replaced by ``***`` (unchanged without one).
+
+    The password runs from the user's ``:`` to the last ``@`` before the query (SQLAlchemy
+    stops at the first ``@``; masking more never shows a password that SQLAlchemy would read);
+    a ``password=`` query parameter (libpq) is masked too.
+
+    >>> mask_password("postgresql+psycopg://app:s3/cr:et@db:5432/backtestd?sslmode=require")
+    'postgresql+psycopg://app:***@db:5432/backtestd?sslmode=require'
+    >>> mask_password("postgresql://app@db/backtestd?password=s3cret")
+    'postgresql://app@db/backtestd?password=***'
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    userinfo = _USERINFO.match(rest)
+    if userinfo:
+        rest = f"{userinfo['user']}:{MASK}@{rest[userinfo.end() :]}"
+    rest = _QUERY_PASSWORD.sub(lambda match: f"{match[1]}{MASK}", rest)
+    return f"{scheme}{sep}{rest}"
+
+
+# Greedy up to the last "@" before the query: a raw "@" in a password hides nothing.
+_USERINFO = re.compile(r"(?P<user>[^:/@]*):(?P<password>[^?]*)@")
+_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&]*")
 
 
 def _toml_defaults(path: Path) -> dict[str, Any]:

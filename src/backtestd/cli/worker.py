@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Annotated
 
@@ -14,24 +13,18 @@ from backtestd.cli.common import fail, settings_from
 def worker(
     scheduler: Annotated[
         str | None,
-        typer.Option(help="Scheduler address (env BACKTESTD_DASK_SCHEDULER), tcp://host:8786"),
+        typer.Option(
+            help="Scheduler address (env BACKTESTD_DASK_SCHEDULER), tcp://host:8786, or "
+            "tls://host:8786 with BACKTESTD_DASK_TLS_CA_FILE/_CERT_FILE/_KEY_FILE"
+        ),
     ] = None,
     nthreads: Annotated[int, typer.Option(help="Jobs run at once by this worker")] = 1,
 ) -> None:
     """Run a Dask worker (one process, warm engine host) for the given scheduler."""
-    from distributed import Nanny
+    from backtestd.jobs.executors.dask import run_worker
 
-    settings = settings_from(None)
-    address = scheduler or settings.dask_scheduler
-    if not address:
+    settings = settings_from(None, dask_scheduler=scheduler)
+    if not settings.dask_scheduler:
         fail("no scheduler: pass --scheduler tcp://host:8786 or set BACKTESTD_DASK_SCHEDULER")
     logging.basicConfig(level=logging.INFO)
-
-    async def run() -> None:
-        scratch = str(settings.data_dir.resolve() / "dask-scratch")
-        async with Nanny(
-            address, nthreads=nthreads, dashboard=False, local_directory=scratch
-        ) as nanny:
-            await nanny.finished()
-
-    asyncio.run(run())
+    run_worker(settings, settings.dask_scheduler, nthreads)

@@ -1,8 +1,9 @@
 """Everything a job handler needs on a worker, built once per worker process.
 
-A Dask worker process receives only the settings (as JSON) with each task; the first task in
-the process builds the database engine, object store, hourly store and a warm engine host, and
-later tasks reuse them.
+A Dask worker process receives only the settings (as JSON, without secrets: see
+``Settings.without_secrets``) with each task; the first task in the process puts back the
+database password from the process's own configuration, builds the database engine, object
+store, hourly store and a warm engine host, and later tasks reuse them.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from datetime import UTC, datetime
 
 from backtestd.marketdata.sources import build_sources
 from backtestd.marketdata.store import HourlyStore
-from backtestd.settings import Settings
+from backtestd.settings import Settings, load_settings
 from backtestd.storage.db.engine import Database
 from backtestd.storage.objects.store import ObjectStore, open_object_store
 from backtestd.strategy.jvm import EnginePool, HostConfig
@@ -34,12 +35,21 @@ _contexts: dict[str, WorkerContext] = {}
 _lock = threading.Lock()
 
 
-def context_for(settings_json: str, build: Callable[[Settings], WorkerContext]) -> WorkerContext:
-    """The process-wide context for these settings (built on first use)."""
+def context_for(
+    settings_json: str,
+    build: Callable[[Settings], WorkerContext],
+    own_settings: Callable[[], Settings] = load_settings,
+) -> WorkerContext:
+    """The process-wide context for these shipped settings (built on first use).
+
+    ``own_settings`` (this process's environment and config file) supplies the secrets the
+    task does not carry; it is read only when the shipped database URL had a password.
+    """
     with _lock:
         context = _contexts.get(settings_json)
         if context is None:
-            context = build(Settings.model_validate_json(settings_json))
+            shipped = Settings.model_validate_json(settings_json)
+            context = build(shipped.with_database_password_from(own_settings))
             _contexts[settings_json] = context
         return context
 

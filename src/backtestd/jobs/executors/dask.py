@@ -1,17 +1,21 @@
 """Runs jobs on Dask: a LocalCluster started here, or an existing scheduler.
 
-Tasks carry only the job id and the settings; workers read and write the database and the
-object store themselves, so the API never holds job results in memory and a restarted API can
-resubmit unfinished jobs.
+Tasks carry only the job id and the settings without secrets (``Settings.without_secrets``);
+workers put back the database password from their own configuration, then read and write the
+database and the object store themselves, so the API never holds job results in memory and a
+restarted API can resubmit unfinished jobs. With ``BACKTESTD_DASK_TLS_*`` every connection
+(client, scheduler, workers) is mutual TLS with certificates signed by one CA.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import uuid
 
-from distributed import Client, LocalCluster, fire_and_forget
+from distributed import Client, LocalCluster, Nanny, fire_and_forget
+from distributed.security import Security
 
 from backtestd.jobs.runner import run_job
 from backtestd.settings import Settings
@@ -19,12 +23,39 @@ from backtestd.settings import Settings
 log = logging.getLogger(__name__)
 
 
+def dask_security(settings: Settings) -> Security | None:
+    """Mutual TLS for every Dask role from the configured CA, certificate and key, or None."""
+    if not settings.dask_tls:
+        return None
+    ca, cert, key = (
+        str(settings.dask_tls_ca_file),
+        str(settings.dask_tls_cert_file),
+        str(settings.dask_tls_key_file),
+    )
+    return Security(
+        tls_ca_file=ca,
+        tls_client_cert=cert,
+        tls_client_key=key,
+        tls_worker_cert=cert,
+        tls_worker_key=key,
+        tls_scheduler_cert=cert,
+        tls_scheduler_key=key,
+        require_encryption=True,
+    )
+
+
+def task_settings_json(settings: Settings) -> str:
+    """What every task carries: the settings with no secret in them."""
+    return settings.without_secrets().model_dump_json()
+
+
 class DaskExecutor:
     def __init__(self, settings: Settings) -> None:
-        self._settings_json = settings.model_dump_json()
+        self._settings_json = task_settings_json(settings)
         self._cluster: LocalCluster | None = None
+        security = dask_security(settings)
         if settings.dask_scheduler:
-            self._client = Client(settings.dask_scheduler, timeout=30)
+            self._client = Client(settings.dask_scheduler, timeout=30, security=security)
         else:
             workers = settings.dask_workers or (os.cpu_count() or 1)
             self._cluster = LocalCluster(
@@ -34,8 +65,13 @@ class DaskExecutor:
                 dashboard_address=None,  # no web dashboard port: nothing to expose
                 local_directory=str(settings.data_dir.resolve() / "dask-scratch"),
                 silence_logs=logging.WARNING,
+                # The secret the task leaves out reaches the worker processes this machine
+                # starts through their environment, never through the scheduler; serve may have
+                # it from a config file or an explicit setting, not only from its environment.
+                env={"BACKTESTD_DATABASE_URL": settings.database_url},
+                **({"protocol": "tls://", "security": security} if security else {}),
             )
-            self._client = Client(self._cluster)
+            self._client = Client(self._cluster, security=security)
 
     def submit(self, job_id: str, priority: int = 0) -> None:
         future = self._client.submit(
@@ -56,6 +92,29 @@ class DaskExecutor:
                 self._cluster.close()
 
     def describe(self) -> str:
+        tls = " (TLS)" if self._client.security.require_encryption else ""
         if self._cluster is not None:
-            return f"Dask LocalCluster with {len(self._cluster.workers)} worker processes"
-        return f"Dask cluster at {self._client.scheduler.address}"
+            return f"Dask LocalCluster with {len(self._cluster.workers)} worker processes{tls}"
+        return f"Dask cluster at {self._client.scheduler.address}{tls}"
+
+
+def run_worker(settings: Settings, address: str, nthreads: int) -> None:
+    """Join the scheduler at ``address`` as one supervised worker process until it stops.
+
+    The worker's own environment supplies the database password (and its TLS certificate);
+    tasks bring the rest of the settings.
+    """
+    scratch = str(settings.data_dir.resolve() / "dask-scratch")
+    security = dask_security(settings)
+
+    async def run() -> None:
+        async with Nanny(
+            address,
+            nthreads=nthreads,
+            dashboard=False,
+            local_directory=scratch,
+            security=security,
+        ) as nanny:
+            await nanny.finished()
+
+    asyncio.run(run())
