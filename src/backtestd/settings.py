@@ -146,6 +146,9 @@ class Settings(BaseSettings):
     dask_tls_cert_file: Path | None = None
     dask_tls_key_file: Path | None = None
     max_queued_jobs: int = Field(default=1000, ge=1)
+    # Every this many seconds a replica resubmits active jobs the scheduler no longer holds
+    # (a replica died between commit and submit); 0 = only at start.
+    job_recovery_seconds: int = Field(default=30, ge=0)
     max_active_prepares_per_user: int = Field(default=8, ge=1)
     upgrade_url: str | None = None  # sent as upgradeUrl with 402 plan-required errors
     sweep_budget: int = Field(default=20_000, ge=1)  # backtests one sweep may run, folds included

@@ -83,6 +83,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             "BACKTESTD_S3_ENDPOINT_URL": endpoint,
             "BACKTESTD_JWT_SECRET": "cluster-test-secret-" + "x" * 32,
             "BACKTESTD_DASK_SCHEDULER": scheduler_address,
+            "BACKTESTD_JOB_RECOVERY_SECONDS": "5",
         }
         env = {**harness_environment(), **shared}
         workers = [_start_worker(env, root, f"worker-{i}") for i in range(2)]
@@ -196,8 +197,9 @@ def _attempts(database_url: str, job_ids: list[str]) -> list[int]:
 
 def test_jobs_queued_through_a_killed_replica_finish(cluster: Cluster) -> None:
     """SIGKILL of the replica that queued the jobs, right after queuing: tasks it had handed
-    to the scheduler (fire-and-forget) run on the workers; any it had not sent yet are
-    resubmitted when it restarts. Every job completes once, and the other replica reports it."""
+    to the scheduler (fire-and-forget) run on the workers; a job it had committed but not yet
+    sent is found by the other replica's recovery check (the scheduler does not hold it) and
+    resubmitted. Every job completes, and the other replica reports it, with no restart."""
     key = cluster.replicas[0].create_key("cluster-kate", tier="elite")
     doomed, survivor = _session(cluster, 1, key), _session(cluster, 0, key)
     start, end = recent_range(6, end_hours_ago=60)
@@ -211,9 +213,9 @@ def test_jobs_queued_through_a_killed_replica_finish(cluster: Cluster) -> None:
     assert process is not None
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=20)
-    cluster.replicas[1].start(timeout=120)
     for job_id in jobs:
         state = wait_prepare(survivor, "sim", "ticker", job_id, timeout=300)
         assert state.status.value == "Completed"
         assert state.to_dict()["totalHours"] == 6
     assert max(_attempts(cluster.env["BACKTESTD_DATABASE_URL"], jobs)) <= 2
+    cluster.replicas[1].start(timeout=120)  # and the killed replica serves again

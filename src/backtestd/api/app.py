@@ -23,6 +23,7 @@ from backtestd.api.routes import (
     sweeps,
 )
 from backtestd.services.container import Services, build_services, start_executor
+from backtestd.services.job_recovery import JobRecovery
 from backtestd.settings import Settings
 
 API_PREFIX = "/v1"
@@ -45,9 +46,12 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         resumed = app.state.services.backtests.resume_unfinished()
         if resumed:
             log.info("resubmitted %d unfinished jobs", resumed)
+        recovery = JobRecovery(app.state.services.backtests, settings.job_recovery_seconds)
+        recovery.start()
         try:
             yield
         finally:
+            recovery.stop()
             if owned:
                 app.state.services.close()
 

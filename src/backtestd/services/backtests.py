@@ -215,6 +215,30 @@ class BacktestService:
             self.require_executor().submit(job.job_id, priority=-rank)
         return len(runnable)
 
+    def recover_lost(self, min_age: timedelta) -> int:
+        """Resubmit active jobs the executor no longer holds, older than ``min_age``.
+
+        A replica killed between committing a job and handing it to the scheduler leaves a row
+        no task will ever run; any replica finds it here (the age keeps a job another replica
+        is submitting right now out of it). Resubmitting is safe: jobs are idempotent and
+        terminal states final.
+        """
+        executor = self.require_executor()
+        held = executor.queued_job_ids()
+        if held is None:
+            return 0
+        cutoff = self._clock() - min_age
+        with self._database.unit_of_work() as uow:
+            unfinished = JobRepository(uow.session).unfinished()
+        lost = [
+            job
+            for job in unfinished
+            if job.kind is not JobKind.SWEEP and job.created_at < cutoff and job.job_id not in held
+        ]
+        for job in lost:
+            executor.submit(job.job_id)
+        return len(lost)
+
     # -- helpers ------------------------------------------------------------------------
 
     def _submit(

@@ -21,6 +21,17 @@ from backtestd.jobs.runner import run_job
 from backtestd.settings import Settings
 
 log = logging.getLogger(__name__)
+JOB_KEY_PREFIX = "job-"
+
+
+def job_id_of(key: str) -> str:
+    """``job-<jobId>-<8 hex>`` -> ``<jobId>`` (job ids may contain ``-``; the suffix may not)."""
+    return str(key)[len(JOB_KEY_PREFIX) :].rsplit("-", 1)[0]
+
+
+def _task_keys(dask_scheduler: object) -> list[str]:
+    """Runs on the scheduler: the keys of every task it holds."""
+    return [str(key) for key in dask_scheduler.tasks]  # type: ignore[attr-defined]
 
 
 def dask_security(settings: Settings) -> Security | None:
@@ -78,11 +89,20 @@ class DaskExecutor:
             run_job,
             self._settings_json,
             job_id,
-            key=f"job-{job_id}-{uuid.uuid4().hex[:8]}",
+            key=f"{JOB_KEY_PREFIX}{job_id}-{uuid.uuid4().hex[:8]}",
             pure=False,
             priority=priority,
         )
         fire_and_forget(future)
+
+    def queued_job_ids(self) -> set[str] | None:
+        """Job ids of every task the scheduler holds, whichever client submitted it."""
+        try:
+            keys = self._client.run_on_scheduler(_task_keys)
+        except Exception:  # scheduler unreachable: cannot tell, so nothing is resubmitted
+            log.warning("could not list the scheduler's tasks", exc_info=True)
+            return None
+        return {job_id_of(key) for key in keys if str(key).startswith(JOB_KEY_PREFIX)}
 
     def close(self) -> None:
         try:

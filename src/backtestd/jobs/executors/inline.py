@@ -18,6 +18,9 @@ class InlineExecutor:
         """FIFO: ``priority`` is ignored (this executor serves tests and tools only)."""
         self.futures.append(self._pool.submit(execute_job, self._context, job_id))
 
+    def queued_job_ids(self) -> set[str] | None:
+        return None  # never loses a job: it lives and dies with this process
+
     def close(self) -> None:
         self._pool.shutdown(wait=True)
 
