@@ -175,30 +175,30 @@ def _ingest_csv(path: Path, target: Path) -> IngestResult:
         strings_can_be_null=True,
     )
     reader_options = pacsv.ReadOptions(block_size=CSV_BLOCK_BYTES, encoding="utf8")
-    writer = LastraVersionWriter(columns)
     checker = RowChecker()
     unit: TimestampUnit | None = None
-    try:
-        reader = pacsv.open_csv(path, read_options=reader_options, convert_options=convert)
-        for batch in reader:
-            if batch.num_rows == 0:
-                continue
-            first_row = checker.rows + 1
-            ts_column = batch.column(0)
-            if unit is None:
-                first = ts_column[0].as_py()
-                if first is None:
-                    raise RowError(f"{row_label(1)}: timestamp is empty")
-                unit = detect_unit(first)
-            ts_us = to_micros(ts_column, unit, first_row)
-            values = _values(batch, columns, first_row)
-            checker.check(ts_us, values)
-            writer.write(ts_us, values)
-    except pa.ArrowInvalid as exc:
-        raise IngestError(_locate_csv_problem(path, header, str(exc))) from None
-    if unit is None:
-        raise IngestError("the CSV has a header but no data rows; upload at least one row")
-    writer.finish(target)
+    with LastraVersionWriter(columns, target) as writer:
+        try:
+            reader = pacsv.open_csv(path, read_options=reader_options, convert_options=convert)
+            for batch in reader:
+                if batch.num_rows == 0:
+                    continue
+                first_row = checker.rows + 1
+                ts_column = batch.column(0)
+                if unit is None:
+                    first = ts_column[0].as_py()
+                    if first is None:
+                        raise RowError(f"{row_label(1)}: timestamp is empty")
+                    unit = detect_unit(first)
+                ts_us = to_micros(ts_column, unit, first_row)
+                values = _values(batch, columns, first_row)
+                checker.check(ts_us, values)
+                writer.write(ts_us, values)
+        except pa.ArrowInvalid as exc:
+            raise IngestError(_locate_csv_problem(path, header, str(exc))) from None
+        if unit is None:
+            raise IngestError("the CSV has a header but no data rows; upload at least one row")
+        writer.finish()
     return _result(checker, DataFormat.LASTRA, target, unit, columns)
 
 
@@ -281,13 +281,13 @@ def build_version(ts_us: I64, values: dict[str, F64], target: Path) -> IngestRes
     """
     columns = value_columns(list(values))
     checker = RowChecker()
-    writer = LastraVersionWriter(columns)
     ordered = {name: np.ascontiguousarray(values[name], dtype=np.float64) for name in columns}
     times = np.ascontiguousarray(ts_us, dtype=np.int64)
     try:
         checker.check(times, ordered)
     except RowError as exc:
         raise IngestError(str(exc)) from None
-    writer.write(times, ordered)
-    writer.finish(target)
+    with LastraVersionWriter(columns, target) as writer:
+        writer.write(times, ordered)
+        writer.finish()
     return _result(checker, DataFormat.LASTRA, target, TimestampUnit.MICROS, columns)

@@ -17,8 +17,9 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.parquet as pq
-from lastra import Codec, DataType, LastraReader, LastraWriter
+from lastra import Codec, DataType, LastraReader
 
+from backtestd.datasets.lastra_stream import StreamingLastraWriter
 from backtestd.datasets.timestamps import detect_unit, to_micros
 from backtestd.domain.datasets import OPTIONAL_COLUMNS, DataFormat, TimestampUnit
 
@@ -57,11 +58,12 @@ def value_columns(names: list[str]) -> tuple[str, ...]:
 
 
 class LastraVersionWriter:
-    """Accumulates checked chunks and writes one lastra file (row groups of ``ROW_GROUP``)."""
+    """Writes checked chunks to one lastra file at ``path`` (row groups of ``ROW_GROUP``),
+    streaming each row group to disk as it is encoded (``lastra_stream``)."""
 
-    def __init__(self, columns: tuple[str, ...]) -> None:
+    def __init__(self, columns: tuple[str, ...], path: Path) -> None:
         self.columns = columns
-        self._writer = LastraWriter(row_group_size=ROW_GROUP)
+        self._writer = StreamingLastraWriter(path, row_group_size=ROW_GROUP)
         self._writer.add_series_column("ts", DataType.LONG, Codec.RAW, {"unit": "us"})
         for name in columns:
             self._writer.add_series_column(name, DataType.DOUBLE, Codec.RAW)
@@ -72,10 +74,14 @@ class LastraVersionWriter:
                 int(ts_us.size), ts_us, *(np.ascontiguousarray(values[n]) for n in self.columns)
             )
 
-    def finish(self, path: Path) -> int:
-        with path.open("wb") as handle:
-            self._writer.write_to(handle)
-        return path.stat().st_size
+    def finish(self) -> int:
+        return self._writer.finish()
+
+    def __enter__(self) -> LastraVersionWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._writer.abort()
 
 
 def lastra_timestamp_column(reader: LastraReader) -> str | None:
