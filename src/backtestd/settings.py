@@ -136,6 +136,8 @@ class Settings(BaseSettings):
     validation_workers: int = Field(default=1, ge=1)
     validation_cpu_limit_seconds: float = Field(default=10.0, gt=0)
     run_cpu_limit_seconds: float = Field(default=60.0, gt=0)
+    # javac's CPU budget per registration (compile bombs: docs/engine-host.md).
+    compile_cpu_limit_seconds: float = Field(default=10.0, gt=0)
 
     # Jobs.
     dask_scheduler: str = ""  # tcp://host:8786 uses an existing cluster; empty = LocalCluster

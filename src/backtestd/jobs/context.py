@@ -62,6 +62,10 @@ def build_worker_context(settings: Settings) -> WorkerContext:
     )
     engines = EnginePool(
         1,
-        HostConfig(heap_mb=settings.engine_heap_mb, run_cpu_limit_s=settings.run_cpu_limit_seconds),
+        HostConfig(
+            heap_mb=settings.engine_heap_mb,
+            run_cpu_limit_s=settings.run_cpu_limit_seconds,
+            compile_cpu_limit_s=settings.compile_cpu_limit_seconds,
+        ),
     )
     return WorkerContext(settings, database, objects, store, engines)

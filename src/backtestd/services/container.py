@@ -74,7 +74,11 @@ def build_services(settings: Settings) -> Services:
     auth = AuthService(settings, database, secret, RateLimiter())
     engines = EnginePool(
         settings.engine_hosts,
-        HostConfig(heap_mb=settings.engine_heap_mb, run_cpu_limit_s=settings.run_cpu_limit_seconds),
+        HostConfig(
+            heap_mb=settings.engine_heap_mb,
+            run_cpu_limit_s=settings.run_cpu_limit_seconds,
+            compile_cpu_limit_s=settings.compile_cpu_limit_seconds,
+        ),
     )
     validations = FairQueue(settings.validation_workers, name="validate")
     runner = DryRunner(

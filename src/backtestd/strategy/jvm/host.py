@@ -61,7 +61,8 @@ class HostConfig:
     max_requests: int = 1000
     memory_ceiling_mb: int | None = None
     start_timeout_s: float = 30.0
-    compile_timeout_s: float = 120.0
+    compile_timeout_s: float = 80.0
+    compile_cpu_limit_s: float = 10.0
     inspect_cpu_limit_s: float = 10.0
     run_cpu_limit_s: float = 60.0
     answer_margin_s: float = 15.0
@@ -162,11 +163,14 @@ class EngineHost:
 
     def compile(self, source: str, class_name: str | None = None) -> CompileResult:
         """Compile one Java strategy source. Compile errors are a result, not an exception;
-        a ``RunFailure`` means inspecting the class hit a limit or the host crashed."""
+        a ``RunFailure`` means javac or the class inspection hit a limit (javac gets
+        ``compile_cpu_limit_s``: a small source can make type inference explode), the class
+        broke the host's tripwire, or the host crashed."""
         header: dict[str, Any] = {
             "op": "compile",
             "source": source,
             "cpu_limit_ms": int(self.config.inspect_cpu_limit_s * 1000),
+            "compile_cpu_limit_ms": int(self.config.compile_cpu_limit_s * 1000),
         }
         if class_name is not None:
             header["class_name"] = class_name

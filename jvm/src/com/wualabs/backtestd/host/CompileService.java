@@ -54,20 +54,83 @@ final class CompileService {
         options.add(classPath);
     }
 
-    /** Compiles one strategy source; compile errors are a normal (unsuccessful) answer. */
-    Map<String, Object> compile(String source, String expectedClass, Guard.Limits limits)
-            throws HostException {
+    /**
+     * Compiles one strategy source; compile errors are a normal (unsuccessful) answer.
+     *
+     * <p>javac itself runs on a guarded thread under {@code javacLimits}: a small source can make
+     * type inference explode (nested generic lambdas), and without a budget one registration
+     * held a host for minutes. An overrun is fatal (the javac thread cannot be stopped), so the
+     * host answers and exits and only that registration fails.
+     */
+    Map<String, Object> compile(String source, String expectedClass, Guard.Limits javacLimits,
+            Guard.Limits inspectLimits) throws HostException {
+        Guard.Outcome<Compiled> outcome;
         try {
-            return compileOrThrow(source, expectedClass, limits);
-        } catch (IOException e) {
-            // in-memory compilation does no real I/O; this is javac or the verifier failing
-            throw new HostException(HostException.INTERNAL, "compilation failed inside the "
-                    + "host: " + e);
+            outcome = Guard.call("compilation", () -> javac(source, expectedClass),
+                    CompileService::javacFailure, javacLimits);
+        } catch (HostException e) {
+            if (!e.kind().equals(HostException.LIMIT_EXCEEDED)) {
+                throw e;
+            }
+            throw new HostException(HostException.LIMIT_EXCEEDED, e.getMessage()
+                    + " (javac's type inference can explode on deeply nested generic calls or "
+                    + "lambdas: split the expression or give the types explicitly)", true)
+                    .with("limit", "compile");
+        }
+        if (outcome.error() != null) {
+            throw outcome.error();
+        }
+        Compiled compiled = outcome.value();
+        if (compiled.answer() != null) {
+            return compiled.answer();
+        }
+        Attempt attempt = compiled.attempt();
+        Map<String, Object> metadata = StrategyInspector.inspect(compiled.classes(),
+                compiled.mainClass(), inspectLimits, attempt);
+        if (metadata == null) {
+            return attempt.failure(compiled.canonical());
+        }
+        Map<String, Object> out = attempt.success(compiled.canonical());
+        Map<String, Object> encoded = new LinkedHashMap<>();
+        compiled.classes().forEach((name, bytes) -> encoded.put(name,
+                Base64.getEncoder().encodeToString(bytes)));
+        out.put("class_files", encoded);
+        out.put("main_class", compiled.mainClass());
+        out.putAll(metadata);
+        return out;
+    }
+
+    /** What javac produced: a finished (failed) answer, or classes ready for inspection. */
+    private record Compiled(Map<String, Object> answer, String canonical, String mainClass,
+            Map<String, byte[]> classes, Attempt attempt) {
+        static Compiled failed(Map<String, Object> answer) {
+            return new Compiled(answer, null, null, null, null);
         }
     }
 
-    private Map<String, Object> compileOrThrow(String source, String expectedClass,
-            Guard.Limits limits) throws HostException, IOException {
+    /** The report of a Throwable that escaped javac (host code, but fed with user input). */
+    private static HostException javacFailure(Throwable thrown) {
+        for (Throwable t = thrown; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof OutOfMemoryError) {
+                return new HostException(HostException.OUT_OF_MEMORY, "the compilation ran out "
+                        + "of memory (heap limit " + (Runtime.getRuntime().maxMemory() >> 20)
+                        + " MiB); simplify the source", true);
+            }
+            if (t instanceof StackOverflowError) {
+                return new HostException(HostException.LIMIT_EXCEEDED, "the source is nested too "
+                        + "deeply for the compiler (javac overflowed its stack); flatten the "
+                        + "nesting", true).with("limit", "stack");
+            }
+            if (t instanceof LinkageError || t instanceof VirtualMachineError) {
+                return new HostException(HostException.INTERNAL, "the compiler failed: " + t,
+                        true);
+            }
+        }
+        return new HostException(HostException.INTERNAL, "the compiler failed on this source: "
+                + Failures.clip(String.valueOf(thrown)));
+    }
+
+    private Compiled javac(String source, String expectedClass) throws IOException {
         DiagnosticCollector<JavaFileObject> collector = new DiagnosticCollector<>();
         MemoryFileManager files = new MemoryFileManager(standard);
         String initialName = expectedClass == null ? "Strategy"
@@ -80,7 +143,7 @@ final class CompileService {
         List<CompilationUnitTree> units = new ArrayList<>();
         task.parse().forEach(units::add);
         if (attempt.failed() || units.size() != 1) {
-            return attempt.failure(null);
+            return Compiled.failed(attempt.failure(null));
         }
         CompilationUnitTree unit = units.get(0);
         String canonical = CanonicalForm.of(unit);
@@ -91,40 +154,28 @@ final class CompileService {
 
         task.analyze();
         if (attempt.failed()) {
-            return attempt.failure(canonical);
+            return Compiled.failed(attempt.failure(canonical));
         }
         Trees trees = Trees.instance(task);
         MainClassFinder finder = new MainClassFinder(task, trees, unit);
         String mainClass = finder.find(publicTypes, expectedClass, attempt);
         DeclarationLines lines = new DeclarationLines(task, trees, unit);
         if (mainClass == null) {
-            return attempt.failure(canonical);
+            return Compiled.failed(attempt.failure(canonical));
         }
 
         task.generate();
         if (attempt.failed()) {
-            return attempt.failure(canonical);
+            return Compiled.failed(attempt.failure(canonical));
         }
         Map<String, byte[]> classes = files.classFiles();
         for (BytecodeVerifier.Violation v : BytecodeVerifier.verify(classes, lines)) {
             attempt.add(v.line(), -1, "sandbox: " + v.message(), "ERROR", "sandbox.forbidden");
         }
         if (attempt.failed()) {
-            return attempt.failure(canonical);
+            return Compiled.failed(attempt.failure(canonical));
         }
-        Map<String, Object> metadata = StrategyInspector.inspect(classes, mainClass, limits,
-                attempt);
-        if (metadata == null) {
-            return attempt.failure(canonical);
-        }
-        Map<String, Object> out = attempt.success(canonical);
-        Map<String, Object> encoded = new LinkedHashMap<>();
-        classes.forEach((name, bytes) -> encoded.put(name,
-                Base64.getEncoder().encodeToString(bytes)));
-        out.put("class_files", encoded);
-        out.put("main_class", mainClass);
-        out.putAll(metadata);
-        return out;
+        return new Compiled(null, canonical, mainClass, classes, attempt);
     }
 
     private static List<ClassTree> publicTopLevelTypes(CompilationUnitTree unit) {

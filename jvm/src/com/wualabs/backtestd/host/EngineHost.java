@@ -37,6 +37,9 @@ public final class EngineHost {
     private static final long DEFAULT_CPU_MS = 30_000;
     private static final long DEFAULT_INSPECT_CPU_MS = 10_000;
     private static final long DEFAULT_STACK_KB = 2_048;
+    private static final long DEFAULT_COMPILE_CPU_MS = 10_000;
+    /** javac recurses over the syntax tree; nesting deeper than this stack allows is refused. */
+    private static final long COMPILE_STACK_KB = 8_192;
 
     private final DataOutputStream out;
     /** Released on OutOfMemoryError so that the error answer can still be built and sent. */
@@ -136,15 +139,19 @@ public final class EngineHost {
 
     private void handle(Map<String, Object> request) {
         Object id = request.get("id");
+        Tripwire wire = Tripwire.arm();
         try {
             String op = Requests.string(request, "op");
             switch (op) {
                 case "ping" -> answer(id, status(), List.of());
-                case "compile" -> answer(id, compile(request), List.of());
+                case "compile" -> {
+                    Map<String, Object> result = checked(wire, "compilation", compile(request));
+                    answer(id, result, List.of());
+                }
                 case "run" -> {
                     RunService.Answer a = runner.run(request, limits(request, DEFAULT_CPU_MS));
                     runs++;
-                    answer(id, a.header(), a.payloads());
+                    answer(id, checked(wire, "strategy run", a.header()), a.payloads());
                 }
                 case "shutdown" -> {
                     answer(id, new LinkedHashMap<>(), List.of());
@@ -153,15 +160,8 @@ public final class EngineHost {
                 default -> throw new HostException(HostException.BAD_REQUEST, "unknown op " + op);
             }
         } catch (HostException e) {
-            if (e.fatal()) {
-                reserve = null;
-            }
-            answerQuietly(id, e);
-            if (e.fatal()) {
-                int code = e.kind().equals(HostException.OUT_OF_MEMORY) ? EXIT_OUT_OF_MEMORY
-                        : e.kind().equals(HostException.LIMIT_EXCEEDED) ? EXIT_LIMIT : EXIT_FATAL;
-                Runtime.getRuntime().halt(code);
-            }
+            HostException tripped = e.fatal() ? null : wire.check("request");
+            fail(id, tripped != null ? tripped : e);
         } catch (OutOfMemoryError e) {
             reserve = null;
             answerQuietly(id, new HostException(HostException.OUT_OF_MEMORY,
@@ -177,11 +177,34 @@ public final class EngineHost {
         }
     }
 
+    /** The answer body, unless the request left a thread or a changed default behind. */
+    private static Map<String, Object> checked(Tripwire wire, String what,
+            Map<String, Object> body) throws HostException {
+        HostException tripped = wire.check(what);
+        if (tripped != null) {
+            throw tripped;
+        }
+        return body;
+    }
+
+    /** Sends an error answer; after a fatal one the host exits with the matching code. */
+    private void fail(Object id, HostException e) {
+        if (e.fatal()) {
+            reserve = null;
+        }
+        answerQuietly(id, e);
+        if (e.fatal()) {
+            int code = e.kind().equals(HostException.OUT_OF_MEMORY) ? EXIT_OUT_OF_MEMORY
+                    : e.kind().equals(HostException.LIMIT_EXCEEDED) ? EXIT_LIMIT : EXIT_FATAL;
+            Runtime.getRuntime().halt(code);
+        }
+    }
+
     private Map<String, Object> compile(Map<String, Object> request) throws HostException {
         String source = Requests.string(request, "source");
         String expected = Requests.optionalString(request, "class_name");
         long t0 = System.nanoTime();
-        Map<String, Object> result = compiler.compile(source, expected,
+        Map<String, Object> result = compiler.compile(source, expected, javacLimits(request),
                 limits(request, DEFAULT_INSPECT_CPU_MS));
         compiles++;
         result.put("elapsed_ns", System.nanoTime() - t0);
@@ -197,6 +220,16 @@ public final class EngineHost {
             throw new HostException(HostException.BAD_REQUEST, "limits must be positive");
         }
         return new Guard.Limits(cpuMs * 1_000_000L, wallMs * 1_000_000L, stackKb * 1024L);
+    }
+
+    /** javac's budget: {@code compile_cpu_limit_ms} (default 10 s), wall twice that + 5 s. */
+    private static Guard.Limits javacLimits(Map<String, Object> request) throws HostException {
+        long cpuMs = Requests.longValue(request, "compile_cpu_limit_ms", DEFAULT_COMPILE_CPU_MS);
+        if (cpuMs <= 0) {
+            throw new HostException(HostException.BAD_REQUEST, "limits must be positive");
+        }
+        return new Guard.Limits(cpuMs * 1_000_000L, (2 * cpuMs + 5_000) * 1_000_000L,
+                COMPILE_STACK_KB * 1024L);
     }
 
     private Map<String, Object> status() {

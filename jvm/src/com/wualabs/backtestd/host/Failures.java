@@ -16,10 +16,15 @@ import java.util.Set;
  * host answers and exits, so the next run starts on a fresh JVM. Anything else is a user exception,
  * reported with the frames of the user's own classes so that a QTScript line map can point at the
  * user's text.
+ *
+ * <p>Every method of the Throwable may be user code (an overridden {@code getMessage()}), so
+ * {@link #classify} runs on the guarded worker thread (see {@link Guard}) and its strings are
+ * clipped.
  */
 final class Failures {
     private static final int MAX_FRAMES = 10;
     private static final int MAX_CHAIN = 8;
+    private static final int MAX_MESSAGE = 2_000;
 
     private Failures() {}
 
@@ -39,15 +44,17 @@ final class Failures {
         boolean damaging = find(thrown, LinkageError.class) != null
                 || find(thrown, VirtualMachineError.class) != null;
         Throwable shown = pick(thrown, userClasses);
+        String shownMessage = clip(shown.getMessage());
         String text = shown.getClass().getName()
-                + (shown.getMessage() == null ? "" : ": " + shown.getMessage());
+                + (shownMessage == null ? "" : ": " + shownMessage);
         HostException e = new HostException(HostException.USER_EXCEPTION,
                 "the " + what + " threw " + text + where(shown, userClasses), damaging)
                 .with("exception", shown.getClass().getName())
-                .with("exception_message", shown.getMessage());
+                .with("exception_message", shownMessage);
         List<Object> chain = new ArrayList<>();
         for (Throwable t = thrown; t != null && chain.size() < MAX_CHAIN; t = t.getCause()) {
-            String message = t.getMessage() == null ? "" : ": " + t.getMessage();
+            String tMessage = clip(t.getMessage());
+            String message = tMessage == null ? "" : ": " + tMessage;
             chain.add(t.getClass().getName() + message);
             if (t.getCause() == t) {
                 break;
@@ -55,6 +62,15 @@ final class Failures {
         }
         e.with("chain", chain);
         return withFrames(e, shown, userClasses);
+    }
+
+    /** A user-supplied message cut to {@link #MAX_MESSAGE} characters (null stays null). */
+    static String clip(String message) {
+        if (message == null || message.length() <= MAX_MESSAGE) {
+            return message;
+        }
+        return message.substring(0, MAX_MESSAGE) + "... (" + (message.length() - MAX_MESSAGE)
+                + " more characters)";
     }
 
     /** Whether the named exception class (simple name) is anywhere in the cause chain. */

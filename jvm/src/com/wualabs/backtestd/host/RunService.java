@@ -64,13 +64,9 @@ final class RunService {
                 progress[1] = System.nanoTime() - t0;
             }
             return collect(run);
-        }, limits);
+        }, thrown -> Failures.classify(thrown, classes.keySet(), "strategy run"), limits);
         if (outcome.error() != null) {
-            if (outcome.error() instanceof HostException he) {
-                throw he;
-            }
-            throw Failures.classify(outcome.error(), classes.keySet(), "strategy run")
-                    .with("events", progress[0]);
+            throw outcome.error().with("events", progress[0]);
         }
         Map<String, Object> header = outcome.value().header();
         header.put("events", progress[0]);

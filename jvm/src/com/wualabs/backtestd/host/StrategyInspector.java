@@ -32,10 +32,10 @@ final class StrategyInspector {
             out.put("required_sources",
                     new ArrayList<>(new TreeSet<>(StrategyHarness.requiredSources(strategy))));
             return out;
-        }, limits);
+        }, thrown -> Failures.classify(thrown, classes.keySet(), "strategy class inspection"),
+                limits);
         if (outcome.error() != null) {
-            HostException e = Failures.classify(outcome.error(), classes.keySet(),
-                    "strategy class inspection");
+            HostException e = outcome.error();
             if (e.fatal()) {
                 throw e;
             }
