@@ -31,6 +31,7 @@ public final class HostChecks {
         policyVerdicts();
         loaderRefusesForbiddenTypesWithoutVerifier();
         verifierFlagsWhatLoaderRefuses();
+        tripwireCatchesWhatSlipsPastTheVerifier();
         for (String f : FAILURES) {
             System.err.println("FAILED: " + f);
         }
@@ -143,6 +144,50 @@ public final class HostChecks {
         check("verifier flags System",
                 v.stream().anyMatch(x -> x.target().equals("java.lang.System")));
         check("verifier reports a line", v.stream().anyMatch(x -> x.line() == 4));
+    }
+
+    /** A class that starts pool threads through a parallel stream (the verifier refuses it). */
+    private static final String POOL = """
+            package evil;
+            public class Pool implements java.util.function.Supplier<String> {
+                public String get() {
+                    long n = java.util.stream.LongStream.range(0, 2_000_000).parallel()
+                            .map(x -> x * x % 7).sum();
+                    return "sum " + n;
+                }
+            }
+            """;
+
+    @SuppressWarnings("unchecked")
+    private static void tripwireCatchesWhatSlipsPastTheVerifier() throws Exception {
+        Tripwire quiet = Tripwire.arm();
+        check("tripwire stays quiet when nothing happened", quiet.check("request") == null);
+
+        Map<String, byte[]> classes = compile("Pool", POOL);
+        check("verifier refuses the parallel stream", !BytecodeVerifier.verify(classes,
+                (c, m) -> -1).isEmpty());
+        SandboxClassLoader loader = new SandboxClassLoader(classes,
+                HostChecks.class.getClassLoader());
+        Supplier<String> pool = (Supplier<String>) loader.loadClass("evil.Pool")
+                .getDeclaredConstructor().newInstance();
+        Tripwire wire = Tripwire.arm();
+        Guard.Outcome<String> outcome = Guard.call("check", pool::get,
+                t -> new HostException(HostException.USER_EXCEPTION, String.valueOf(t)),
+                new Guard.Limits(10_000_000_000L, 20_000_000_000L, 1 << 20));
+        HostException tripped = wire.check("strategy run");
+        check("the unverified class ran (" + outcome.value() + ")",
+                outcome.error() == null && outcome.value().startsWith("sum"));
+        check("tripwire reports the pool threads (" + tripped + ")", tripped != null
+                && tripped.fatal() && tripped.getMessage().contains("ForkJoinPool")
+                && tripped.kind().equals(HostException.SANDBOX_VIOLATION));
+
+        Locale before = Locale.getDefault();
+        Tripwire locale = Tripwire.arm();
+        Locale.setDefault(Locale.GERMANY.equals(before) ? Locale.FRANCE : Locale.GERMANY);
+        HostException changed = locale.check("strategy run");
+        Locale.setDefault(before);
+        check("tripwire reports a changed default locale", changed != null
+                && changed.getMessage().contains("default locale"));
     }
 
     private static Map<String, byte[]> compile(String name, String source) {

@@ -48,7 +48,8 @@ def compile_strategy(pool: EnginePool, source: str) -> CompiledStrategy:
     if not result.ok or result.main_class is None:
         raise CompileFailed(language, _java_diagnostics(result))
     digest = result.canonical_digest or hashlib.sha256(source.encode()).hexdigest()
-    return _compiled(language, digest, result)
+    compiled = _compiled(language, digest, result)
+    return replace(compiled, warnings=tuple(d.render() for d in result.sandbox_warnings))
 
 
 def _compile_qtscript(pool: EnginePool, source: str) -> CompiledStrategy:
@@ -66,7 +67,13 @@ def _compile_qtscript(pool: EnginePool, source: str) -> CompiledStrategy:
         ] or ["the generated Java did not compile"]
         raise CompileFailed(Language.QTSCRIPT, diagnostics)
     compiled = _compiled(Language.QTSCRIPT, qtscript_digest(source), result)
-    return replace(compiled, warnings=tuple(str(w) for w in generated.warnings))
+    sandbox = [
+        translate_java_diagnostic(generated, d.line, d.column or 1, d.message)
+        if d.line is not None
+        else d.message
+        for d in result.sandbox_warnings
+    ]
+    return replace(compiled, warnings=(*(str(w) for w in generated.warnings), *sandbox))
 
 
 def _java_diagnostics(result: CompileResult) -> list[str]:

@@ -187,44 +187,64 @@ ESCAPES = [
 ]
 
 
+def _assert_blocked(
+    host: EngineHost,
+    result: CompileResult,
+    files: dict[str, Path],
+    forbidden: str,
+    line: int | None = None,
+) -> None:
+    """Registers (as on the platform, strategy-api §2.2) with the finding as a warning at its
+    line, and every run refuses the classes before loading them, naming the class and rule."""
+    assert result.ok, [d.render() for d in result.diagnostics]
+    assert not result.runnable
+    assert result.declared_properties == ()  # the class was never loaded
+    sandbox = result.sandbox_warnings
+    assert any(forbidden in d.message and "demo.Escape" in d.message for d in sandbox), [
+        d.render() for d in result.diagnostics
+    ]
+    if line is not None:
+        assert any(d.line == line for d in sandbox)
+    with pytest.raises(RunFailure) as caught:
+        _run(host, result, files)
+    assert caught.value.kind is RunFailureKind.SANDBOX_VIOLATION
+    assert forbidden in caught.value.message
+    assert "demo.Escape" in caught.value.message
+
+
 @pytest.mark.parametrize(
     ("body", "forbidden"), [(b, f) for _, b, f in ESCAPES], ids=[e[0] for e in ESCAPES]
 )
-def test_escape_is_refused_at_compile_time_naming_the_type(
-    host: EngineHost, body: str, forbidden: str
+def test_escape_registers_with_a_warning_and_every_run_refuses_it(
+    host: EngineHost, column_files: dict[str, Path], body: str, forbidden: str
 ) -> None:
     source = _source(body)
 
     result = host.compile(source)
 
-    assert not result.ok
-    sandbox = [d for d in result.errors if d.code == "sandbox.forbidden"]
-    assert sandbox, [d.render() for d in result.diagnostics]
-    assert any(forbidden in d.message and "demo.Escape" in d.message for d in sandbox)
-    assert any(d.line == _line_of(source, body.strip()) for d in sandbox)
+    _assert_blocked(host, result, column_files, forbidden, _line_of(source, body.strip()))
 
 
-def test_forbidden_field_type_is_refused_at_its_declaration(host: EngineHost) -> None:
+def test_forbidden_field_type_is_reported_at_its_declaration(
+    host: EngineHost, column_files: dict[str, Path]
+) -> None:
     source = _source("            counter++;", members="    private java.io.File target;\n")
 
     result = host.compile(source)
 
-    assert not result.ok
-    assert any(
-        "java.io.File" in d.message and d.line == _line_of(source, "java.io.File target")
-        for d in result.errors
+    _assert_blocked(
+        host, result, column_files, "java.io.File", _line_of(source, "java.io.File target")
     )
 
 
-def test_finalizer_is_refused(host: EngineHost) -> None:
+def test_finalizer_is_refused(host: EngineHost, column_files: dict[str, Path]) -> None:
     source = _source(
         "            counter++;", members="    @Override\n    protected void finalize() {}\n"
     )
 
     result = host.compile(source)
 
-    assert not result.ok
-    assert any("finalize" in d.message for d in result.errors)
+    _assert_blocked(host, result, column_files, "finalize")
 
 
 def test_allowed_library_use_compiles_and_runs(
@@ -377,17 +397,16 @@ INHERITED_ESCAPES = [
     ids=[e[0] for e in INHERITED_ESCAPES],
 )
 def test_calls_are_judged_against_the_class_that_declares_them(
-    host: EngineHost, members: str, body: str, forbidden: str
+    host: EngineHost, column_files: dict[str, Path], members: str, body: str, forbidden: str
 ) -> None:
     """A banned JDK method reached through a user subclass, or a JVM-wide default setter, is
-    refused at registration, so it never runs and cannot touch the next user's run."""
+    found at registration and refused before loading by every run, so it never runs and cannot
+    touch the next user's run."""
     source = TEMPLATE % {"members": members, "body": body}
 
     result = host.compile(source)
 
-    assert not result.ok
-    sandbox = [d for d in result.errors if d.code == "sandbox.forbidden"]
-    assert any(forbidden in d.message for d in sandbox), [d.render() for d in result.diagnostics]
+    _assert_blocked(host, result, column_files, forbidden)
 
 
 POISON = """\

@@ -23,6 +23,7 @@ class RunFailureKind(enum.StrEnum):
     STACK_OVERFLOW = "stack_overflow"
     PROPERTY_ERROR = "property_error"
     SANDBOX_VIOLATION = "sandbox_violation"
+    OUTPUT_LIMIT = "output_limit"  # too many signals or too much info-signal data in one run
     HOST_CRASHED = "host_crashed"
     BAD_REQUEST = "bad_request"
     INTERNAL_ERROR = "internal_error"
@@ -124,6 +125,9 @@ class Diagnostic:
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
 
+SANDBOX_FORBIDDEN = "sandbox.forbidden"
+"""Diagnostic code of a sandbox finding (a warning at registration, fatal to every run)."""
+
 DeclaredProperty = PropertySpec
 """A ``@StrategyProperty`` as the API's ``DeclaredProperty`` describes it (the domain record)."""
 
@@ -145,10 +149,19 @@ class CompileResult:
     required_sources: tuple[str, ...] = ()
     canonical_form: str | None = None
     elapsed_ns: int = 0
+    runnable: bool = True
+    """False when the classes use what the sandbox forbids: they registered (the violations are
+    :attr:`sandbox_warnings`), but every run refuses them before loading."""
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
         return tuple(d for d in self.diagnostics if d.is_error)
+
+    @property
+    def sandbox_warnings(self) -> tuple[Diagnostic, ...]:
+        return tuple(
+            d for d in self.diagnostics if not d.is_error and d.code == SANDBOX_FORBIDDEN
+        )
 
     @property
     def canonical_digest(self) -> str | None:
@@ -191,6 +204,7 @@ class CompileResult:
             required_sources=tuple(answer.get("required_sources", ())),
             canonical_form=answer.get("canonical_form"),
             elapsed_ns=int(answer.get("elapsed_ns", 0)),
+            runnable=bool(answer.get("runnable", True)),
         )
 
 

@@ -100,10 +100,11 @@ final class CompileService {
         return out;
     }
 
-    /** What javac produced: a finished (failed) answer, or classes ready for inspection. */
+    /** What javac produced: a finished answer (failed, or blocked by the sandbox), or classes
+     * ready for inspection. */
     private record Compiled(Map<String, Object> answer, String canonical, String mainClass,
             Map<String, byte[]> classes, Attempt attempt) {
-        static Compiled failed(Map<String, Object> answer) {
+        static Compiled finished(Map<String, Object> answer) {
             return new Compiled(answer, null, null, null, null);
         }
     }
@@ -143,7 +144,7 @@ final class CompileService {
         List<CompilationUnitTree> units = new ArrayList<>();
         task.parse().forEach(units::add);
         if (attempt.failed() || units.size() != 1) {
-            return Compiled.failed(attempt.failure(null));
+            return Compiled.finished(attempt.failure(null));
         }
         CompilationUnitTree unit = units.get(0);
         String canonical = CanonicalForm.of(unit);
@@ -154,28 +155,49 @@ final class CompileService {
 
         task.analyze();
         if (attempt.failed()) {
-            return Compiled.failed(attempt.failure(canonical));
+            return Compiled.finished(attempt.failure(canonical));
         }
         Trees trees = Trees.instance(task);
         MainClassFinder finder = new MainClassFinder(task, trees, unit);
         String mainClass = finder.find(publicTypes, expectedClass, attempt);
         DeclarationLines lines = new DeclarationLines(task, trees, unit);
         if (mainClass == null) {
-            return Compiled.failed(attempt.failure(canonical));
+            return Compiled.finished(attempt.failure(canonical));
         }
 
         task.generate();
         if (attempt.failed()) {
-            return Compiled.failed(attempt.failure(canonical));
+            return Compiled.finished(attempt.failure(canonical));
         }
         Map<String, byte[]> classes = files.classFiles();
-        for (BytecodeVerifier.Violation v : BytecodeVerifier.verify(classes, lines)) {
-            attempt.add(v.line(), -1, "sandbox: " + v.message(), "ERROR", "sandbox.forbidden");
+        List<BytecodeVerifier.Violation> violations = BytecodeVerifier.verify(classes, lines);
+        for (BytecodeVerifier.Violation v : violations) {
+            attempt.add(v.line(), -1, "sandbox: " + v.message(), "WARNING", "sandbox.forbidden");
         }
-        if (attempt.failed()) {
-            return Compiled.failed(attempt.failure(canonical));
+        if (!violations.isEmpty()) {
+            return Compiled.finished(blocked(attempt, canonical, classes, mainClass));
         }
         return new Compiled(null, canonical, mainClass, classes, attempt);
+    }
+
+    /**
+     * The answer for a source that compiled but uses what the sandbox forbids. As on the platform
+     * (strategy-api §2.2) that registers: the violations travel as warnings, the class is never
+     * loaded here (so no declared properties), and every run refuses it before loading, which
+     * is what makes validation fail with the class and the rule.
+     */
+    private static Map<String, Object> blocked(Attempt attempt, String canonical,
+            Map<String, byte[]> classes, String mainClass) {
+        Map<String, Object> out = attempt.success(canonical);
+        Map<String, Object> encoded = new LinkedHashMap<>();
+        classes.forEach((name, bytes) -> encoded.put(name,
+                Base64.getEncoder().encodeToString(bytes)));
+        out.put("class_files", encoded);
+        out.put("main_class", mainClass);
+        out.put("declared_properties", List.of());
+        out.put("required_sources", List.of());
+        out.put("runnable", false);
+        return out;
     }
 
     private static List<ClassTree> publicTopLevelTypes(CompilationUnitTree unit) {

@@ -20,6 +20,7 @@ final class HostException extends Exception {
     static final String STACK_OVERFLOW = "stack_overflow";
     static final String PROPERTY_ERROR = "property_error";
     static final String SANDBOX_VIOLATION = "sandbox_violation";
+    static final String OUTPUT_LIMIT = "output_limit";
     static final String BAD_REQUEST = "bad_request";
     static final String INTERNAL = "internal_error";
 

@@ -9,20 +9,34 @@ import java.util.Map;
 /**
  * Converts strategy info data (any objects a strategy put on a signal) into JSON-ready values.
  * Runs on the guarded worker thread because {@code toString()} of a user object is user code.
- * Depth, size and string length are capped so one signal cannot blow up the answer.
+ * Depth, size and string length are capped so one signal cannot blow up the answer, and one
+ * converter holds the budget of a whole run: past {@code budget} characters of JSON the run
+ * fails with {@code output_limit} instead of building an answer that floods the worker and the
+ * API process.
  */
 final class JsonSafe {
     private static final int MAX_DEPTH = 8;
     private static final int MAX_ITEMS = 10_000;
     private static final int MAX_STRING = 8_192;
 
-    private JsonSafe() {}
+    private final long budget;
+    private long used;
 
-    static Object of(Object value) {
+    JsonSafe(long budget) {
+        this.budget = budget;
+    }
+
+    /** Approximate JSON characters converted so far. */
+    long used() {
+        return used;
+    }
+
+    Object of(Object value) throws HostException {
         return of(value, 0);
     }
 
-    private static Object of(Object v, int depth) {
+    private Object of(Object v, int depth) throws HostException {
+        spend(8);
         if (v == null || v instanceof Boolean || v instanceof Long || v instanceof Double) {
             return v;
         }
@@ -33,7 +47,7 @@ final class JsonSafe {
             return n.doubleValue();
         }
         if (v instanceof Enum<?> e) {
-            return e.name();
+            return text(e.name());
         }
         if (depth >= MAX_DEPTH) {
             return text(v);
@@ -44,7 +58,7 @@ final class JsonSafe {
                 if (out.size() >= MAX_ITEMS) {
                     break;
                 }
-                out.put(String.valueOf(e.getKey()), of(e.getValue(), depth + 1));
+                out.put(text(e.getKey()), of(e.getValue(), depth + 1));
             }
             return out;
         }
@@ -69,8 +83,22 @@ final class JsonSafe {
         return text(v);
     }
 
-    private static String text(Object v) {
+    private String text(Object v) throws HostException {
         String s = String.valueOf(v);
-        return s.length() > MAX_STRING ? s.substring(0, MAX_STRING) + "..." : s;
+        if (s.length() > MAX_STRING) {
+            s = s.substring(0, MAX_STRING) + "...";
+        }
+        spend(s.length() + 2L);
+        return s;
+    }
+
+    private void spend(long chars) throws HostException {
+        used += chars;
+        if (used > budget) {
+            throw new HostException(HostException.OUTPUT_LIMIT, String.format("the strategy's "
+                    + "info signals need more than %d MiB of data; a run may carry at most %d MiB "
+                    + "of info-signal fields: emit fewer or smaller info signals", budget >> 20,
+                    budget >> 20)).with("limit", "info_bytes");
+        }
     }
 }

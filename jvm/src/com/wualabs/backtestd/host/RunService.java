@@ -1,6 +1,7 @@
 package com.wualabs.backtestd.host;
 
 import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.internal.SignalLog;
 import com.wualabs.qtsurfer.engine.runtime.PropertyInfo;
 import com.wualabs.qtsurfer.engine.runtime.StrategyHarness;
 import com.wualabs.qtsurfer.engine.runtime.StrategyRun;
@@ -30,6 +31,8 @@ import java.util.TreeMap;
  */
 final class RunService {
     private static final int VERIFIED_CACHE = 256;
+    /** JSON characters of info-signal fields one run may return (docs/engine-host.md). */
+    static final long MAX_INFO_CHARS = 8L << 20;
 
     private final Set<String> verified = new LinkedHashSet<>();
 
@@ -96,7 +99,14 @@ final class RunService {
     }
 
     /** Reads the run's results on the worker thread (user toString() may run here). */
-    private static Collected collect(StrategyRun run) {
+    private static Collected collect(StrategyRun run) throws HostException {
+        if (run.signalsDropped() > 0) {
+            throw new HostException(HostException.OUTPUT_LIMIT, String.format("the strategy "
+                    + "emitted %d signals; a run may emit at most %d (buys, sells and info "
+                    + "signals together): emit fewer signals or backtest a shorter range",
+                    run.signalCount() + run.signalsDropped(), SignalLog.MAX_SIGNALS))
+                    .with("limit", "signals");
+        }
         int n = run.signalCount();
         long[] ts = run.signalTs();
         byte[] side = run.signalSide();
@@ -106,9 +116,10 @@ final class RunService {
         header.put("signals", n);
         List<Object> info = new ArrayList<>();
         List<Map<String, Object>> data = run.signalData();
+        JsonSafe json = new JsonSafe(MAX_INFO_CHARS);
         if (data != null) {
             for (Map<String, Object> item : data) {
-                info.add(JsonSafe.of(item));
+                info.add(item.isEmpty() ? Map.of() : json.of(item));
             }
         }
         header.put("info", info);
@@ -160,8 +171,11 @@ final class RunService {
         if (!violations.isEmpty()) {
             List<Object> messages = new ArrayList<>();
             violations.forEach(v -> messages.add(v.message()));
+            List<String> shown = new ArrayList<>();
+            messages.stream().limit(5).forEach(m -> shown.add(String.valueOf(m)));
+            String more = messages.size() > 5 ? "; and " + (messages.size() - 5) + " more" : "";
             throw new HostException(HostException.SANDBOX_VIOLATION,
-                    "the strategy classes break the sandbox: " + messages.get(0))
+                    "the strategy classes break the sandbox: " + String.join("; ", shown) + more)
                     .with("violations", messages);
         }
         verified.add(digest);

@@ -14,6 +14,8 @@ public final class Notices {
 
     /** Maximum number of distinct messages kept per run. */
     public static final int MAX_DISTINCT = 200;
+    /** Longer messages are cut to this many characters. */
+    public static final int MAX_LENGTH = 1_000;
 
     private final LinkedHashMap<String, int[]> messages = new LinkedHashMap<>();
     private long suppressed;
@@ -24,6 +26,10 @@ public final class Notices {
     }
 
     public void add(String message) {
+        if (message != null && message.length() > MAX_LENGTH) {
+            message = message.substring(0, MAX_LENGTH) + "... (" + (message.length() - MAX_LENGTH)
+                    + " more characters)";
+        }
         int[] count = messages.get(message);
         if (count != null) {
             count[0]++;

@@ -137,6 +137,11 @@ public final class StrategyRun {
         return signals.size();
     }
 
+    /** Signals emitted beyond the per-run cap ({@code SignalLog.MAX_SIGNALS}) and not kept. */
+    public long signalsDropped() {
+        return signals.dropped();
+    }
+
     /** Event time (epoch ms) of each signal. */
     public long[] signalTs() {
         return signals.timestamps();

@@ -1,0 +1,315 @@
+"""Tenant isolation on one engine host (issue 9): attacker first, victim right after.
+
+Every test here shares one real JVM between a hostile strategy and an ordinary one, the way two
+users share an engine host in the service. The invariant: whatever the attacker does fails its
+own request only, within seconds, and the victim's next compile and run on the same
+``EngineHost`` succeed with the same signals as on a fresh JVM.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from backtestd.domain.marketdata import Instrument
+from backtestd.strategy.jvm import (
+    CompileResult,
+    EngineHost,
+    FeedKind,
+    HostConfig,
+    RunFailure,
+    RunFailureKind,
+    RunRequest,
+    RunResult,
+    locate_engine_jar,
+    write_columns,
+)
+
+pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+
+TEMPLATE = """\
+package demo;
+
+import com.wualabs.qtsurfer.engine.core.Ticker;
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+import com.wualabs.qtsurfer.engine.strategy.AbstractTickerStrategy;
+import java.util.*;
+import java.util.function.*;
+
+public class %(name)s extends AbstractTickerStrategy {
+    private long counter;
+%(members)s
+    @Override
+    public boolean acceptInstrument(Instrument instrument) {
+        return true;
+    }
+
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
+    }
+
+    @Override
+    public void update(Ticker ticker) {
+        super.update(ticker);
+%(body)s
+    }
+}
+"""
+
+VICTIM = TEMPLATE % {
+    "name": "Victim",
+    "members": "    private double prev = Double.NaN;\n",
+    "body": (
+        "        double p = ticker.last();\n"
+        "        if (!Double.isNaN(prev) && p > prev * 1.0005) { emitBuy(ticker.instrument(), p); }\n"
+        "        if (!Double.isNaN(prev) && p < prev * 0.9995) { emitSell(ticker.instrument(), p); }\n"
+        "        prev = p;"
+    ),
+}
+
+ENDLESS_EXCEPTION = """\
+    static final class Endless extends RuntimeException {
+        @Override
+        public String getMessage() {
+            while (true) {
+            }
+        }
+    }
+"""
+
+HOST_CPU_S = 20.0
+"""A run's own CPU limit, far above the few seconds an attack may now hold the host."""
+
+
+def _attack(name: str, body: str, members: str = "") -> str:
+    return TEMPLATE % {"name": name, "members": members, "body": body}
+
+
+def _bomb(depth: int) -> str:
+    """A few KB of nested generic lambdas whose type inference is exponential in ``depth``."""
+    expr = "1"
+    for i in range(depth):
+        expr = f"k(() -> {expr}, b{i} -> {expr})"
+    members = "    static <A, B> B k(Supplier<A> a, Function<A, B> f) { return null; }\n"
+    return _attack("Bomb", f"        Object o = {expr};", members)
+
+
+@pytest.fixture(scope="module")
+def column_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    n = 3_000
+    rng = np.random.default_rng(7)
+    last = 100.0 * np.exp(np.cumsum(rng.normal(0, 0.001, n)))
+    columns = {
+        "ts": 1_700_000_000_000 + np.arange(n, dtype=np.int64) * 1000,
+        "bid": last,
+        "bidSize": np.ones(n),
+        "ask": last,
+        "askSize": np.ones(n),
+        "last": last,
+        "volume": np.ones(n),
+    }
+    return write_columns(tmp_path_factory.mktemp("isolation"), FeedKind.TICKER, columns)
+
+
+@pytest.fixture()
+def host() -> Iterator[EngineHost]:
+    config = HostConfig(
+        jar=locate_engine_jar(), heap_mb=256, compile_cpu_limit_s=2.0, run_cpu_limit_s=HOST_CPU_S
+    )
+    with EngineHost(config) as engine:
+        yield engine
+
+
+@pytest.fixture(scope="module")
+def reference(column_files: dict[str, Path]) -> RunResult:
+    """The victim's run on a JVM no attacker ever touched."""
+    with EngineHost(HostConfig(jar=locate_engine_jar(), heap_mb=256)) as fresh:
+        return _run(fresh, fresh.compile(VICTIM), column_files)
+
+
+def _run(host: EngineHost, compiled: CompileResult, files: dict[str, Path]) -> RunResult:
+    assert compiled.ok, [d.render() for d in compiled.diagnostics]
+    assert compiled.main_class is not None
+    return host.run(
+        RunRequest(
+            class_files=compiled.class_files,
+            main_class=compiled.main_class,
+            kind=FeedKind.TICKER,
+            columns=files,
+            instrument=Instrument("BTC", "USDT"),
+        )
+    )
+
+
+def _victim_is_unharmed(
+    host: EngineHost, files: dict[str, Path], reference: RunResult, seconds: float = 10.0
+) -> None:
+    """The victim compiles and runs on the same host right after, promptly and identically."""
+    started = time.monotonic()
+    result = _run(host, host.compile(VICTIM), files)
+    took = time.monotonic() - started
+    assert took < seconds, f"the victim waited {took:.1f} s"
+    assert result.signal_count == reference.signal_count > 0
+    np.testing.assert_array_equal(result.signal_ts, reference.signal_ts)
+    np.testing.assert_array_equal(result.signal_side, reference.signal_side)
+    np.testing.assert_array_equal(result.signal_price, reference.signal_price)
+
+
+def _fails_fast(call: object, kind: RunFailureKind, within_s: float) -> RunFailure:
+    assert callable(call)
+    started = time.monotonic()
+    with pytest.raises(RunFailure) as caught:
+        call()
+    took = time.monotonic() - started
+    assert caught.value.kind is kind, caught.value
+    assert took < within_s, f"the attack held the host for {took:.1f} s"
+    return caught.value
+
+
+# -- point 3: no user code outside the guard ----------------------------------------------------
+
+
+def test_exception_whose_message_never_returns_fails_its_run_in_seconds(
+    host: EngineHost, column_files: dict[str, Path], reference: RunResult
+) -> None:
+    attacker = host.compile(
+        _attack("Liar", "        throw new Endless();", ENDLESS_EXCEPTION),
+    )
+    pid = host.pid
+
+    failure = _fails_fast(
+        lambda: _run(host, attacker, column_files), RunFailureKind.LIMIT_EXCEEDED, 12
+    )
+
+    assert "description" in failure.message and "getMessage" in failure.message
+    _victim_is_unharmed(host, column_files, reference)
+    assert host.pid != pid  # the looping thread died with its JVM
+
+
+def test_exception_from_a_static_initialiser_at_registration_cannot_hold_the_host(
+    host: EngineHost, column_files: dict[str, Path], reference: RunResult
+) -> None:
+    members = ENDLESS_EXCEPTION + (
+        "    static final int BOOM = explode();\n"
+        "    static int explode() {\n"
+        "        throw new Endless();\n"
+        "    }\n"
+        "    @com.wualabs.qtsurfer.engine.strategy.StrategyProperty(name = \"n\", "
+        'description = "n", defaultValue = "1")\n'
+        "    private int n = BOOM;\n"
+    )
+    source = _attack("LiarAtLoad", "        counter += n;", members)
+
+    def register() -> None:
+        result = host.compile(source)
+        if not result.ok:  # the inspection did not run the initialiser: run it
+            raise AssertionError([d.render() for d in result.diagnostics])
+        _run(host, result, column_files)
+
+    _fails_fast(register, RunFailureKind.LIMIT_EXCEEDED, 15)
+    _victim_is_unharmed(host, column_files, reference)
+
+
+def test_exception_whose_stack_trace_allocates_forever_fails_its_own_run(
+    host: EngineHost, column_files: dict[str, Path], reference: RunResult
+) -> None:
+    members = """\
+    static final class Hoarder extends RuntimeException {
+        @Override
+        public StackTraceElement[] getStackTrace() {
+            List<long[]> hoard = new ArrayList<>();
+            while (true) {
+                hoard.add(new long[1 << 20]);
+            }
+        }
+    }
+"""
+    attacker = host.compile(_attack("Hoard", "        throw new Hoarder();", members))
+
+    _fails_fast(lambda: _run(host, attacker, column_files), RunFailureKind.OUT_OF_MEMORY, 15)
+
+    _victim_is_unharmed(host, column_files, reference)
+
+
+# -- point 4: compile bombs ---------------------------------------------------------------------
+
+
+def test_compile_bomb_fails_its_registration_within_the_javac_budget(
+    host: EngineHost, column_files: dict[str, Path], reference: RunResult
+) -> None:
+    bomb = _bomb(11)
+    assert len(bomb) < 80_000
+
+    failure = _fails_fast(lambda: host.compile(bomb), RunFailureKind.LIMIT_EXCEEDED, 15)
+
+    assert "javac" in failure.message
+    assert "CPU-time limit of 2.0 s" in failure.message
+    _victim_is_unharmed(host, column_files, reference)
+
+
+def test_a_source_nested_too_deeply_for_javac_fails_cleanly(
+    host: EngineHost, column_files: dict[str, Path], reference: RunResult
+) -> None:
+    deep = "        counter += " + "(" * 100_000 + "1" + ")" * 100_000 + ";"
+
+    failure = _fails_fast(
+        lambda: host.compile(_attack("Deep", deep)), RunFailureKind.LIMIT_EXCEEDED, 15
+    )
+
+    assert "nested too deeply" in failure.message
+    _victim_is_unharmed(host, column_files, reference)
+
+
+# -- point 7: output flooding -------------------------------------------------------------------
+
+
+def test_info_flood_fails_its_run_with_a_clear_message_and_keeps_the_host(
+    host: EngineHost, column_files: dict[str, Path], reference: RunResult
+) -> None:
+    members = '    private static final String PAGE = "x".repeat(8_000);\n'
+    attacker = host.compile(
+        _attack("Flood", '        emitInfo("page", PAGE + counter++);', members)
+    )
+    pid = host.pid
+
+    failure = _fails_fast(
+        lambda: _run(host, attacker, column_files), RunFailureKind.OUTPUT_LIMIT, 20
+    )
+
+    assert "8 MiB" in failure.message and "info" in failure.message
+    _victim_is_unharmed(host, column_files, reference)
+    assert host.pid == pid  # not host-fatal: the answer was never built
+
+
+def test_signal_flood_is_capped_at_a_million_signals(
+    host: EngineHost, column_files: dict[str, Path], reference: RunResult
+) -> None:
+    body = "        for (int i = 0; i < 400; i++) { emitBuy(ticker.instrument(), 1.0); }"
+    attacker = host.compile(_attack("Spam", body))
+
+    failure = _fails_fast(
+        lambda: _run(host, attacker, column_files), RunFailureKind.OUTPUT_LIMIT, 20
+    )
+
+    assert "1200000 signals" in failure.message
+    assert "at most 1000000" in failure.message
+    _victim_is_unharmed(host, column_files, reference)
+
+
+def test_huge_log_lines_are_clipped_in_the_notices(
+    host: EngineHost, column_files: dict[str, Path]
+) -> None:
+    members = '    private static final String BIG = "y".repeat(100_000);\n'
+    noisy = host.compile(_attack("Noisy", '        log.info((counter++ % 3) + BIG);', members))
+
+    result = _run(host, noisy, column_files)
+
+    assert len(result.notices) == 3  # three distinct lines, each repeated
+    assert all(len(n) < 1_200 for n in result.notices), [len(n) for n in result.notices]
+    assert all("more characters" in n for n in result.notices)
