@@ -231,11 +231,18 @@ def test_strategies_that_cannot_run_fail_validation_with_notices(
     assert all(n.provenance.value == "compile-dry-run" for n in state.notices)
 
 
-def test_sandbox_refuses_file_access_at_registration(alice: AuthenticatedSession) -> None:
-    with pytest.raises(QTSCompileError) as failure:
-        alice.compile_strategy(source("reads_file.java"))
-    assert failure.value.status == 400
-    assert "java.nio.file" in str(failure.value)
+def test_file_access_registers_then_fails_validation_naming_class_and_rule(
+    alice: AuthenticatedSession,
+) -> None:
+    """strategy-api §2.2: a blocked class is not a compile error; validation fails."""
+    strategy_id = alice.compile_strategy(source("reads_file.java")).strategy_id
+
+    state = _validate(alice, strategy_id)
+
+    assert state.validation.value == "failed"
+    messages = " ".join(n.message for n in state.notices)
+    assert "ReadsFile uses java.nio.file" in messages, messages
+    assert "not on the strategy allowlist" in messages
 
 
 def test_runaway_strategy_fails_its_own_validation_and_service_keeps_answering(

@@ -159,9 +159,7 @@ class CompileResult:
 
     @property
     def sandbox_warnings(self) -> tuple[Diagnostic, ...]:
-        return tuple(
-            d for d in self.diagnostics if not d.is_error and d.code == SANDBOX_FORBIDDEN
-        )
+        return tuple(d for d in self.diagnostics if not d.is_error and d.code == SANDBOX_FORBIDDEN)
 
     @property
     def canonical_digest(self) -> str | None:
