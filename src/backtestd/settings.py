@@ -132,7 +132,7 @@ class Settings(BaseSettings):
     engine_hosts: int = Field(default=2, ge=1, le=64)
     engine_heap_mb: int = Field(default=512, ge=64)
     max_compiles_in_flight: int = Field(default=4, ge=1)
-    max_compiles_per_user: int = Field(default=2, ge=1)  # fairness: docs/limits.md
+    max_compiles_per_user: int = Field(default=1, ge=1)  # fairness: docs/limits.md
     validation_workers: int = Field(default=1, ge=1)
     validation_cpu_limit_seconds: float = Field(default=10.0, gt=0)
     run_cpu_limit_seconds: float = Field(default=60.0, gt=0)

@@ -2,10 +2,11 @@
 
 A plain FIFO executor runs tasks in arrival order: a user who queues ten CPU-bound validations
 delays every other user's validation by all ten. Here each owner (user id) has its own FIFO,
-and a free worker takes the next task of the next owner in rotation. A newcomer's task
-therefore waits for at most the tasks already running plus one task of each other owner that
-has work queued, however many tasks those owners queued. The order within one owner's tasks
-is kept.
+and a free worker takes the next task of the owner served least recently (owners never served
+first, in arrival order). A newcomer's task therefore waits only for the tasks already running
+and for owners that have waited longer than it, however many tasks those owners queued; an
+owner whose task is running goes behind everyone else. The order within one owner's tasks is
+kept.
 """
 
 from __future__ import annotations
@@ -18,12 +19,16 @@ from collections.abc import Callable
 log = logging.getLogger(__name__)
 
 Task = Callable[[], None]
+_MEMORY = 4096
+"""Owners whose last pick is remembered before idle ones are forgotten."""
 
 
 class FairQueue:
     def __init__(self, workers: int, name: str) -> None:
         self._ready = threading.Condition()
-        self._queues: OrderedDict[str, deque[Task]] = OrderedDict()  # rotation order
+        self._queues: OrderedDict[str, deque[Task]] = OrderedDict()  # arrival order
+        self._last_served: dict[str, int] = {}  # owner -> sequence number of its last pick
+        self._picks = 0
         self._closed = False
         self._threads = [
             threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True)
@@ -58,11 +63,15 @@ class FairQueue:
                 self._ready.wait()
             if self._closed:
                 return None
-            owner, tasks = next(iter(self._queues.items()))
+            owner = min(self._queues, key=lambda o: self._last_served.get(o, -1))
+            tasks = self._queues[owner]
             task = tasks.popleft()
-            del self._queues[owner]
-            if tasks:  # back of the rotation: every other owner goes first
-                self._queues[owner] = tasks
+            if not tasks:
+                del self._queues[owner]
+            self._picks += 1
+            self._last_served[owner] = self._picks
+            if len(self._last_served) > _MEMORY:  # forget idle owners, keep the queued ones
+                self._last_served = {o: self._last_served.get(o, -1) for o in self._queues}
             return task
 
     def _work(self) -> None:

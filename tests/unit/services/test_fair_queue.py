@@ -44,6 +44,31 @@ def test_three_users_interleave_in_rotation_and_keep_their_own_order() -> None:
     assert order == ["a0", "b0", "c0", "a1", "b1", "a2"]
 
 
+def test_an_owner_whose_task_is_running_goes_behind_a_newcomer() -> None:
+    """Alice's first task is running when she queues more and bob queues one: bob is next."""
+    order: list[str] = []
+    running = threading.Event()
+    gate = threading.Event()
+    done = threading.Event()
+    queue = FairQueue(1, name="test")
+
+    def first() -> None:
+        order.append("a0")
+        running.set()
+        gate.wait()
+
+    queue.submit("alice", first)
+    assert running.wait(10)
+    queue.submit("alice", lambda: order.append("a1"))
+    queue.submit("alice", lambda: order.append("a2"))
+    queue.submit("bob", lambda: order.append("b0"))
+    queue.submit("alice", done.set)  # alice's own FIFO: this runs after a2
+    gate.set()
+    assert done.wait(10)
+    queue.shutdown()
+    assert order == ["a0", "b0", "a1", "a2"]
+
+
 def test_a_failing_task_does_not_stop_the_worker() -> None:
     def boom() -> None:
         raise RuntimeError("task failed")

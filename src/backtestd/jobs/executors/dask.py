@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import secrets
 import uuid
 
 from distributed import Client, LocalCluster, Nanny, fire_and_forget
@@ -22,11 +23,28 @@ from backtestd.settings import Settings
 
 log = logging.getLogger(__name__)
 JOB_KEY_PREFIX = "job-"
+_TAG_LETTERS = "ghijklmnopqrstuvwxyz"  # never mistaken for hex by dask's key_split
+
+
+def task_key(job_id: str) -> str:
+    """``job-<tag>-<jobId>-<8 hex>``: a fresh key per submission, in its own Dask task group.
+
+    Dask names a task's group after the key's leading alphabetic words, and a group of more
+    tasks than twice the cluster's threads counts as "root-ish": those are held back in the
+    scheduler and handed out as threads free up, while the group's first tasks were already
+    sent to a worker's own queue. A late, high-priority job of another user then waits behind
+    a job the worker already holds. With a random letter tag every job is its own group, so
+    every job goes to a worker at once and the worker always starts the highest priority
+    (docs/limits.md, fair sharing).
+    """
+    tag = "".join(secrets.choice(_TAG_LETTERS) for _ in range(12))
+    return f"{JOB_KEY_PREFIX}{tag}-{job_id}-{uuid.uuid4().hex[:8]}"
 
 
 def job_id_of(key: str) -> str:
-    """``job-<jobId>-<8 hex>`` -> ``<jobId>`` (job ids may contain ``-``; the suffix may not)."""
-    return str(key)[len(JOB_KEY_PREFIX) :].rsplit("-", 1)[0]
+    """``job-<tag>-<jobId>-<8 hex>`` -> ``<jobId>`` (job ids may contain ``-``; tag and suffix
+    may not)."""
+    return str(key)[len(JOB_KEY_PREFIX) :].split("-", 1)[1].rsplit("-", 1)[0]
 
 
 def _task_keys(dask_scheduler: object) -> list[str]:
@@ -89,7 +107,7 @@ class DaskExecutor:
             run_job,
             self._settings_json,
             job_id,
-            key=f"{JOB_KEY_PREFIX}{job_id}-{uuid.uuid4().hex[:8]}",
+            key=task_key(job_id),
             pure=False,
             priority=priority,
         )
