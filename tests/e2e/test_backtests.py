@@ -108,6 +108,20 @@ def test_qtscript_strategy_executes(bob: AuthenticatedSession, ticker_prepare: s
     assert body["state"]["status"] == "Completed", body
 
 
+def test_a_failed_qtscript_execute_names_the_users_own_line(
+    bob: AuthenticatedSession, ticker_prepare: str
+) -> None:
+    """The failure maps through the line map stored at registration, as validation does."""
+    strategy_id = bob.compile_strategy(source("runtime_error.qts")).strategy_id
+    run = bob.execute(
+        exchange_id="sim", type_="ticker", prepare_job_id=ticker_prepare, strategy_id=strategy_id
+    )
+    body = wait_result(bob, "sim", "ticker", run.job_id)
+    assert body["state"]["status"] == "Failed", body
+    assert body["state"]["statusDetail"].startswith("QTS line 5: "), body["state"]
+    assert "ArrayIndexOutOfBoundsException" in body["state"]["statusDetail"]
+
+
 def test_prepare_ids_are_deterministic_across_date_forms(bob: AuthenticatedSession) -> None:
     day = (datetime.now().astimezone() - timedelta(days=3)).date()
     nxt = day + timedelta(days=1)

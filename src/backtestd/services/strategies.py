@@ -96,9 +96,15 @@ class StrategyService:
             )
             live = repo.active_of(principal.user_id, live_id) if live_id else None
             if live is not None:
-                repo.resubmitted(live.strategy_id, source, compiled.class_files, None, now)
+                repo.resubmitted(
+                    live.strategy_id, source, compiled.class_files, compiled.line_map, now
+                )
                 record = replace(
-                    live, source=source, class_files=compiled.class_files, compiled_at=now
+                    live,
+                    source=source,
+                    class_files=compiled.class_files,
+                    line_map=compiled.line_map,
+                    compiled_at=now,
                 )
             else:
                 record = StrategyRecord(
@@ -115,6 +121,7 @@ class StrategyService:
                     declared_properties=compiled.declared_properties,
                     required_sources=compiled.required_sources,
                     compiled_at=now,
+                    line_map=compiled.line_map,
                 )
                 if not repo.add(record):  # lost a race with an identical submission
                     raced = repo.active_of(principal.user_id, record.strategy_id)

@@ -21,8 +21,7 @@ from backtestd.domain.strategies import Notice, StrategyRecord, Validation
 from backtestd.engine.prepare import assemble
 from backtestd.marketdata.store import HourlyStore
 from backtestd.strategy.jvm import EnginePool, FeedKind, RunFailure, RunRequest, write_columns
-from backtestd.strategy.language import Language
-from backtestd.strategy.qtscript import QtsCompileError, compile_qtscript, runtime_line
+from backtestd.strategy.failures import describe_run_failure
 
 PROVENANCE = "compile-dry-run"
 SPOT = Instrument("BTC", "USDT")
@@ -96,7 +95,7 @@ class DryRunner:
             try:
                 result = self._pool.run(request)
             except RunFailure as failure:
-                message = self._describe(record, failure)
+                message = describe_run_failure(record, failure)
                 failures.append(message)
                 return [Notice("ERROR", f"dry-run.{failure.kind.value}", message, PROVENANCE)]
             return [Notice("WARN", "engine.notice", text, PROVENANCE) for text in result.notices]
@@ -106,22 +105,3 @@ class DryRunner:
     def _ensure_dir(self) -> Path:
         self._work_dir.mkdir(parents=True, exist_ok=True)
         return self._work_dir
-
-    @staticmethod
-    def _describe(record: StrategyRecord, failure: RunFailure) -> str:
-        if record.language != Language.QTSCRIPT.value or not failure.frames:
-            where = next(
-                (f" at {f.file or f.class_name}:{f.line}" for f in failure.frames if f.line),
-                "",
-            )
-            return f"{failure.message}{where}"
-        try:
-            generated = compile_qtscript(record.source)
-        except QtsCompileError:
-            return failure.message
-        for frame in failure.frames:
-            if frame.line is not None:
-                line = runtime_line(generated, frame.line)
-                if line is not None:
-                    return f"QTS line {line}: {failure.message}"
-        return failure.message

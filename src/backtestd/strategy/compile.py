@@ -10,6 +10,7 @@ import hashlib
 from dataclasses import dataclass, replace
 
 from backtestd.domain.strategies import PropertySpec
+from backtestd.strategy.failures import encode_line_map
 from backtestd.strategy.ids import qtscript_digest
 from backtestd.strategy.jvm import CompileResult, EnginePool
 from backtestd.strategy.language import Language, detect_language
@@ -29,6 +30,8 @@ class CompiledStrategy:
     declared_properties: tuple[PropertySpec, ...]
     required_sources: tuple[str, ...]
     warnings: tuple[str, ...] = ()
+    line_map: str | None = None
+    """QTScript: generated-Java line -> QTScript line, as stored (``strategy.failures``)."""
 
 
 class CompileFailed(Exception):
@@ -73,7 +76,11 @@ def _compile_qtscript(pool: EnginePool, source: str) -> CompiledStrategy:
         else d.message
         for d in result.sandbox_warnings
     ]
-    return replace(compiled, warnings=(*(str(w) for w in generated.warnings), *sandbox))
+    return replace(
+        compiled,
+        warnings=(*(str(w) for w in generated.warnings), *sandbox),
+        line_map=encode_line_map(generated),
+    )
 
 
 def _java_diagnostics(result: CompileResult) -> list[str]:

@@ -23,6 +23,7 @@ from backtestd.jobs.progress import JobCancelled, JobFailed, JobProgress
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
 from backtestd.storage.objects.keys import signals_key
+from backtestd.strategy.failures import describe_run_failure
 from backtestd.strategy.jvm import RunFailure, RunFailureKind, RunRequest, RunResult
 
 MAX_NOTICES = 50
@@ -158,7 +159,7 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
     except RunFailure as failure:
         if failure.kind is RunFailureKind.CANCELLED:
             raise JobCancelled(job.job_id) from failure
-        message = failure.message
+        message = describe_run_failure(strategy, failure)
         if failure.declared_properties:
             message += f" (declared properties: {', '.join(failure.declared_properties)})"
         raise ExecuteFailed(message, base_results) from failure

@@ -26,6 +26,7 @@ from backtestd.jobs.progress import JobCancelled, JobProgress
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.sweeps import SweepRowRepository
+from backtestd.strategy.failures import describe_run_failure
 from backtestd.strategy.jvm import RunFailure, RunFailureKind, RunRequest
 from backtestd.sweeps.plan import expand_vectors, retained_count
 from backtestd.sweeps.walkforward import fold_windows
@@ -94,7 +95,7 @@ class _Shard:
                 metrics=sweep_row_fields(ABORTED_METRICS),
                 aborted=True,
                 runtime_ms=_ms_since(started),
-                error=failure.message[:2000],
+                error=describe_run_failure(self.strategy, failure)[:2000],
             )
             return Trial(row, 0.0)
         portfolio, metrics = evaluate(self.data, run, self.spec.base_config, rows)

@@ -74,6 +74,11 @@ class LineMap:
         origin = self.origin(java_line)
         return None if origin is None else origin.qts_line
 
+    def runtime_lines(self) -> list[int | None]:
+        """The QTScript line of each generated Java line (index 0 is Java line 1): all a stack
+        trace needs, small enough to store with the strategy."""
+        return [None if o is None else o.qts_line for o in self.origins]
+
 
 class JavaWriter:
     """Accumulates generated Java lines together with their origins."""
