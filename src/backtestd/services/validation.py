@@ -20,8 +20,8 @@ from backtestd.domain.marketdata import DataKind, HourFrame, Instrument, hour_st
 from backtestd.domain.strategies import Notice, StrategyRecord, Validation
 from backtestd.engine.prepare import assemble
 from backtestd.marketdata.store import HourlyStore
-from backtestd.strategy.jvm import EnginePool, FeedKind, RunFailure, RunRequest, write_columns
 from backtestd.strategy.failures import describe_run_failure
+from backtestd.strategy.jvm import EnginePool, FeedKind, RunFailure, RunRequest, write_columns
 
 PROVENANCE = "compile-dry-run"
 SPOT = Instrument("BTC", "USDT")

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from tests.support.strategies import source
+
 from backtestd.domain.strategies import StrategyRecord
 from backtestd.strategy.failures import describe_run_failure, encode_line_map
 from backtestd.strategy.jvm import RunFailure, RunFailureKind
 from backtestd.strategy.jvm.results import StackFrame
 from backtestd.strategy.qtscript import compile_qtscript
-from tests.support.strategies import source
 
 
 def _record(language: str, text: str, line_map: str | None) -> StrategyRecord:
