@@ -19,6 +19,19 @@ def service_variables(environ: dict[str, str] | os._Environ[str]) -> list[str]:
     return [name for name in environ if is_service_setting(name)]
 
 
+_JVM_DIRS = ("tests/integration/strategy/", "tests/e2e/")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks by location, so ``pytest -m "not e2e"`` is the fast inner loop (README)."""
+    for item in items:
+        path = item.path.as_posix()
+        if "/tests/e2e/" in path:
+            item.add_marker(pytest.mark.e2e)
+        if any(f"/{d}" in path for d in _JVM_DIRS):
+            item.add_marker(pytest.mark.jvm)
+
+
 @pytest.fixture(autouse=True)
 def _no_service_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in service_variables(os.environ):

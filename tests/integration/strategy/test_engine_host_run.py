@@ -412,11 +412,21 @@ def test_run_columns_of_different_lengths_are_refused(
     assert caught.value.kind is RunFailureKind.BAD_REQUEST
 
 
-def test_ping_reports_heap_and_counters(host: EngineHost) -> None:
-    status = host.ping()
+def test_ping_reports_heap_and_counters(
+    momentum: CompileResult, column_files: dict[str, Path]
+) -> None:
+    with EngineHost(HostConfig(jar=_jar(), heap_mb=128)) as engine:
+        before = engine.ping()
+        engine.run(_request(momentum, column_files))
+        engine.compile(MOMENTUM)
+        after = engine.ping()
 
-    assert status["heap_max"] > 0
-    assert status["runs"] >= 0
+    assert before["runs"] == 0
+    assert before["compiles"] == 0
+    assert after["runs"] == 1
+    assert after["compiles"] == 1
+    assert 0 < after["heap_used"] <= after["heap_committed"] <= after["heap_max"]
+    assert after["heap_max"] <= 128 * 2**20  # -Xmx128m
 
 
 # -- supervision -------------------------------------------------------------------------------
@@ -493,9 +503,13 @@ def test_host_is_recycled_above_memory_ceiling(
     momentum: CompileResult, column_files: dict[str, Path]
 ) -> None:
     with EngineHost(HostConfig(jar=_jar(), heap_mb=128, memory_ceiling_mb=1)) as engine:
-        engine.run(_request(momentum, column_files))
+        first = engine.run(_request(momentum, column_files))
+        assert engine.pid is None  # over the ceiling: stopped after answering
 
-        assert engine.pid is None
+        second = engine.run(_request(momentum, column_files))
+
+        assert engine.starts == 2  # the next request started a fresh JVM
+        np.testing.assert_array_equal(second.signal_ts, first.signal_ts)
 
 
 def _fake_java(tmp_path: Path, body: str) -> str:

@@ -250,22 +250,43 @@ def test_finalizer_is_refused(host: EngineHost, column_files: dict[str, Path]) -
 def test_allowed_library_use_compiles_and_runs(
     host: EngineHost, column_files: dict[str, Path]
 ) -> None:
+    """The allowlisted packages work inside the sandbox: the first tick computes a value with
+    each of them and emits it as a signal price, which must be the value Java gives."""
+    members = "    private boolean done;\n"
     body = (
+        "            if (done) { return; }\n"
+        "            done = true;\n"
         "            Map<String, Double> m = new HashMap<>();\n"
         '            m.merge("k", ticker.last(), Double::sum);\n'
-        "            counter += m.values().stream().mapToLong(Double::longValue).sum();\n"
-        '            String s = "n=" + counter + java.time.Duration.ofSeconds(5);\n'
-        '            counter += new java.math.BigDecimal("1.5").intValue() + s.length();\n'
-        '            counter += new java.text.DecimalFormat("0.00").format(1.0).length();\n'
-        "            counter += java.util.concurrent.atomic.AtomicLong.class.getSimpleName()"
-        ".length();\n"
+        '            m.merge("k", 1.0, Double::sum);\n'
+        "            double v = m.values().stream().mapToDouble(Double::doubleValue).sum();\n"
+        "            v += java.time.Duration.ofSeconds(5).getSeconds();\n"
+        '            v += new java.math.BigDecimal("1.5").add(java.math.BigDecimal.ONE)'
+        ".doubleValue();\n"
+        '            v += new java.text.DecimalFormat("0.00").format(1.0).length();\n'
+        "            v += java.util.concurrent.atomic.AtomicLong.class.getSimpleName().length();\n"
         "            record Pair(int a, int b) {}\n"
-        "            counter += new Pair(1, 2).hashCode() & 1;"
+        "            v += new Pair(1, 2).b();\n"
+        "            emitBuy(ticker.instrument(), v);"
     )
 
-    result = host.compile(_source(body))
+    compiled = host.compile(_source(body, members))
 
-    _run(host, result, column_files)
+    assert compiled.ok, [d.render() for d in compiled.diagnostics]
+    assert compiled.runnable
+    assert compiled.main_class is not None
+    result = host.run(
+        RunRequest(
+            class_files=compiled.class_files,
+            main_class=compiled.main_class,
+            kind=FeedKind.TICKER,
+            columns=column_files,
+            instrument=Instrument("BTC", "USDT"),
+        )
+    )
+    # first last price 100.0, + 1 + 5 s + 2.5 + "1.00" (4) + "AtomicLong" (10) + 2
+    assert result.signal_price.tolist() == [100.0 + 1 + 5 + 2.5 + 4 + 10 + 2]
+    assert result.events == 2_000
 
 
 def test_tampered_class_file_is_refused_at_run_time(

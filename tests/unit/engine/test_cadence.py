@@ -23,7 +23,9 @@ WIRE_KLINE = WIRE_TICKER_FUNDING  # qtsurfer-api-client 0.128.49 lists all fifte
 
 
 def test_docstring_examples_run() -> None:
-    assert doctest.testmod(cadence).failed == 0
+    outcome = doctest.testmod(cadence)
+    assert outcome.failed == 0
+    assert outcome.attempted > 0
 
 
 def test_tables_match_the_wire_reference_in_order() -> None:

@@ -18,7 +18,9 @@ def hours(count: int, start: datetime = DAY) -> list[datetime]:
 
 
 def test_docstring_examples_run() -> None:
-    assert doctest.testmod(coverage).failed == 0
+    outcome = doctest.testmod(coverage)
+    assert outcome.failed == 0
+    assert outcome.attempted > 0
 
 
 def test_all_hours_present() -> None:

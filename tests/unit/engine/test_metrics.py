@@ -38,7 +38,9 @@ YEAR_MS = 365 * DAY_MS
 
 
 def test_docstring_examples_run() -> None:
-    assert doctest.testmod(metrics).failed == 0
+    outcome = doctest.testmod(metrics)
+    assert outcome.failed == 0
+    assert outcome.attempted > 0
 
 
 def test_periods_per_year_counts_grid_steps_in_365_days() -> None:

@@ -76,7 +76,9 @@ MARKS = [(0, 10.0), (1_000, 10.0), (2_000, 11.0), (3_000, 12.0), (4_000, 12.0)]
 
 def test_docstring_examples_run() -> None:
     for module in (fills, mark_to_market, portfolio):
-        assert doctest.testmod(module).failed == 0
+        outcome = doctest.testmod(module)
+        assert outcome.failed == 0, module.__name__
+        assert outcome.attempted > 0, module.__name__
 
 
 # --- LONG, one fee leg at a time ---------------------------------------------------------------

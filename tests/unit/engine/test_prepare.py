@@ -21,7 +21,9 @@ KLINE_FIELDS = ("open", "high", "low", "close", "volume")
 
 
 def test_docstring_examples_run() -> None:
-    assert doctest.testmod(prepare).failed == 0
+    outcome = doctest.testmod(prepare)
+    assert outcome.failed == 0
+    assert outcome.attempted > 0
 
 
 # --- range bounds ---------------------------------------------------------------------------

@@ -3,6 +3,8 @@ every error in a file is reported at once."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -299,8 +301,15 @@ def test_instrument_list_errors(entries: str, expected: list[tuple[int, int, str
     assert_errors(f"strategy X\ninstruments {entries}\n", expected)
 
 
-def test_java_only_regex_syntax_is_accepted() -> None:
-    compile_qtscript('strategy X\ninstruments ~"^\\p{Upper}+/USDT$", ~"^(?<b>[A-Z]+)/\\k<b>$"\n')
+def test_java_only_regex_syntax_is_accepted_and_reaches_java_unchanged() -> None:
+    patterns = ["^\\p{Upper}+/USDT$", "^(?<b>[A-Z]+)/\\k<b>$"]
+    listed = ", ".join(f'~"{p}"' for p in patterns)
+
+    generated = compile_qtscript(f"strategy X\ninstruments {listed}\n")
+
+    literals = re.findall(r'Pattern\.compile\("((?:[^"\\]|\\.)*)"\)', generated.java_source)
+    unescaped = [re.sub(r"\\(.)", r"\1", literal) for literal in literals]
+    assert unescaped == patterns
 
 
 def test_duplicate_instruments_section() -> None:
