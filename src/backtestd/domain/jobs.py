@@ -20,6 +20,37 @@ class JobStatus(enum.StrEnum):
         return self in (JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.ABORTED)
 
 
+ACTIVE: frozenset[JobStatus] = frozenset({JobStatus.NEW, JobStatus.STARTED})
+"""Queued or running: what per-user caps count and what cancel can still stop."""
+
+TRANSITION_SOURCES: dict[JobStatus, frozenset[JobStatus]] = {
+    JobStatus.STARTED: ACTIVE,  # a job resubmitted after a restart starts over
+    JobStatus.COMPLETED: frozenset({JobStatus.STARTED}),
+    JobStatus.FAILED: ACTIVE,
+    JobStatus.ABORTED: ACTIVE,
+}
+"""The job state machine, ``New -> Started -> Completed | Failed | Aborted``: for each target,
+the states it may be entered from. The one table both the domain check and the repository's
+conditional SQL updates are built from, so concurrent workers and cancel requests cannot race
+a job into two terminal states. Rules: terminal states are final (no terminal state is a
+source); Started may be entered again; completion only from Started."""
+
+ABORTED_AT_ONCE: frozenset[JobStatus] = frozenset({JobStatus.NEW})
+"""A cancel request aborts a job in these states at once (nobody started it)."""
+
+
+def survives_cancel(target: JobStatus) -> bool:
+    """Cancel wins: once cancellation is requested, Aborted is the only target left."""
+    return target is JobStatus.ABORTED
+
+
+def can_transition(current: JobStatus, target: JobStatus, cancel_requested: bool) -> bool:
+    """Whether ``current -> target`` is allowed."""
+    if cancel_requested and not survives_cancel(target):
+        return False
+    return current in TRANSITION_SOURCES.get(target, frozenset())
+
+
 class JobKind(enum.StrEnum):
     PREPARE = "prepare"
     EXECUTE = "execute"

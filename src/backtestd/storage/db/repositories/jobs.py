@@ -1,4 +1,5 @@
-"""SQL for jobs; every transition is a conditional update following ``jobs.state`` rules."""
+"""SQL for jobs; every transition is a conditional update built from the domain's state machine
+(``domain.jobs.TRANSITION_SOURCES``), so the database enforces the same rules under races."""
 
 from __future__ import annotations
 
@@ -8,12 +9,31 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
 
-from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.domain.jobs import (
+    ABORTED_AT_ONCE,
+    ACTIVE,
+    TRANSITION_SOURCES,
+    JobKind,
+    JobRecord,
+    JobStatus,
+    survives_cancel,
+)
 from backtestd.storage.db.insert import insert_new
 from backtestd.storage.db.tables import jobs
 
-ACTIVE = [JobStatus.NEW.value, JobStatus.STARTED.value]
+_ACTIVE = sorted(s.value for s in ACTIVE)
+
+
+def _entering(target: JobStatus) -> list[ColumnElement[bool]]:
+    """The WHERE clause that lets a row enter ``target`` (domain state machine)."""
+    condition: list[ColumnElement[bool]] = [
+        jobs.c.status.in_(sorted(s.value for s in TRANSITION_SOURCES[target]))
+    ]
+    if not survives_cancel(target):
+        condition.append(jobs.c.cancel_requested.is_(False))
+    return condition
 
 
 def _record(row: RowMapping) -> JobRecord:
@@ -72,7 +92,7 @@ class JobRepository:
 
     def count_active(self, kind: JobKind | tuple[JobKind, ...], user_id: str | None = None) -> int:
         kinds = [k.value for k in (kind if isinstance(kind, tuple) else (kind,))]
-        query = select(func.count()).where(jobs.c.kind.in_(kinds), jobs.c.status.in_(ACTIVE))
+        query = select(func.count()).where(jobs.c.kind.in_(kinds), jobs.c.status.in_(_ACTIVE))
         if user_id is not None:
             query = query.where(jobs.c.user_id == user_id)
         return int(self._session.execute(query).scalar_one())
@@ -90,7 +110,7 @@ class JobRepository:
     def count_all_active(self) -> int:
         return int(
             self._session.execute(
-                select(func.count()).where(jobs.c.status.in_(ACTIVE))
+                select(func.count()).where(jobs.c.status.in_(_ACTIVE))
             ).scalar_one()
         )
 
@@ -109,18 +129,14 @@ class JobRepository:
 
     def unfinished(self) -> list[JobRecord]:
         rows = self._session.execute(
-            select(jobs).where(jobs.c.status.in_(ACTIVE)).order_by(jobs.c.created_at)
+            select(jobs).where(jobs.c.status.in_(_ACTIVE)).order_by(jobs.c.created_at)
         ).mappings()
         return [_record(r) for r in rows]
 
     def mark_started(self, job_id: str, now: datetime) -> bool:
         result = self._session.execute(
             update(jobs)
-            .where(
-                jobs.c.job_id == job_id,
-                jobs.c.status.in_(ACTIVE),
-                jobs.c.cancel_requested.is_(False),
-            )
+            .where(jobs.c.job_id == job_id, *_entering(JobStatus.STARTED))
             .values(
                 status=JobStatus.STARTED.value,
                 start_time=func.coalesce(jobs.c.start_time, now),
@@ -146,16 +162,9 @@ class JobRepository:
         completed: int | None = None,
     ) -> bool:
         """Move to a terminal state if the rules allow it (cancel wins over completion)."""
-        condition = [jobs.c.job_id == job_id]
-        if status is JobStatus.COMPLETED:
-            condition += [
-                jobs.c.status == JobStatus.STARTED.value,
-                jobs.c.cancel_requested.is_(False),
-            ]
-        elif status is JobStatus.FAILED:
-            condition += [jobs.c.status.in_(ACTIVE), jobs.c.cancel_requested.is_(False)]
-        else:
-            condition += [jobs.c.status.in_(ACTIVE)]
+        if not status.terminal:
+            raise ValueError(f"finish needs a terminal state, not {status.value}")
+        condition = [jobs.c.job_id == job_id, *_entering(status)]
         values: dict[str, Any] = {
             "status": status.value,
             "end_time": now,
@@ -171,12 +180,15 @@ class JobRepository:
         """Flag the job; a job nobody started yet is aborted at once."""
         self._session.execute(
             update(jobs)
-            .where(jobs.c.job_id == job_id, jobs.c.status.in_(ACTIVE))
+            .where(jobs.c.job_id == job_id, jobs.c.status.in_(_ACTIVE))
             .values(cancel_requested=True)
         )
         self._session.execute(
             update(jobs)
-            .where(jobs.c.job_id == job_id, jobs.c.status == JobStatus.NEW.value)
+            .where(
+                jobs.c.job_id == job_id,
+                jobs.c.status.in_(sorted(s.value for s in ABORTED_AT_ONCE)),
+            )
             .values(
                 status=JobStatus.ABORTED.value,
                 end_time=now,
