@@ -21,14 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from backtestd.domain.marketdata import Instrument
-from backtestd.strategy.jvm import (
-    EngineHost,
-    FeedKind,
-    HostConfig,
-    RunRequest,
-    write_columns,
-)
+from backtestd.domain.marketdata import DataType, Instrument
+from backtestd.strategy.jvm import EngineHost, HostConfig, RunRequest, write_columns
 
 EMA_CROSS = """\
 package bench;
@@ -125,11 +119,11 @@ def bench_compile(host: EngineHost, warm: int) -> None:
 def bench_run(host: EngineHost, ticks: int, workdir: Path) -> None:
     compiled = host.compile(EMA_CROSS)
     assert compiled.main_class is not None
-    files = write_columns(workdir / f"t{ticks}", FeedKind.TICKER, synthetic_ticks(ticks))
+    files = write_columns(workdir / f"t{ticks}", DataType.TICKER, synthetic_ticks(ticks))
     request = RunRequest(
         class_files=compiled.class_files,
         main_class=compiled.main_class,
-        kind=FeedKind.TICKER,
+        kind=DataType.TICKER,
         columns=files,
         instrument=Instrument("BTC", "USDT"),
         cpu_limit_s=600,

@@ -58,18 +58,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from backtestd.domain.marketdata import DataKind, Instrument
+from backtestd.domain.marketdata import DataKind, DataType, Instrument
 from backtestd.engine.metrics import Metrics, compute_metrics
 from backtestd.engine.portfolio import ExecutionMode, PortfolioConfig, PortfolioResult, simulate
 from backtestd.marketdata.sim import SimExchange, klines_from_tickers
-from backtestd.strategy.jvm import (
-    EnginePool,
-    FeedKind,
-    HostConfig,
-    RunRequest,
-    RunResult,
-    write_columns,
-)
+from backtestd.strategy.jvm import EnginePool, HostConfig, RunRequest, RunResult, write_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -162,7 +155,7 @@ class Timing:
 
 @dataclass(frozen=True)
 class Market:
-    """The kline columns every framework runs on (``FEED_COLUMNS[KLINE]``)."""
+    """The kline columns every framework runs on (``RUN_COLUMNS[KLINE]``)."""
 
     bars: dict[str, np.ndarray]
     ticks: int
@@ -289,7 +282,7 @@ def execute_once(
 
 def bench_backtestd(market: Market, args: argparse.Namespace, workdir: Path) -> BacktestdReport:
     t0 = time.perf_counter()
-    files = write_columns(workdir / "kline", FeedKind.KLINE, market.bars)
+    files = write_columns(workdir / "kline", DataType.KLINE, market.bars)
     write_s = time.perf_counter() - t0
     with EnginePool(1, HostConfig(heap_mb=args.heap_mb)) as pool:
         t0 = time.perf_counter()
@@ -304,7 +297,7 @@ def bench_backtestd(market: Market, args: argparse.Namespace, workdir: Path) -> 
         request = RunRequest(
             class_files=compiled.class_files,
             main_class=compiled.main_class,
-            kind=FeedKind.KLINE,
+            kind=DataType.KLINE,
             columns=files,
             instrument=INSTRUMENT,
             params={"fast": args.fast, "slow": args.slow},

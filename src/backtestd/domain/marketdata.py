@@ -26,6 +26,32 @@ class DataKind(enum.StrEnum):
     FUNDING = "funding"
 
 
+class DataType(enum.StrEnum):
+    """The data a backtest runs on: the wire's backtest ``type`` (``/backtest/{exchange}/{type}``),
+    the QTScript header's source and the engine host's feed. Hours are stored, and downloaded,
+    under the plural :class:`DataKind` of the same data (:attr:`kind`)."""
+
+    TICKER = "ticker"
+    KLINE = "kline"
+    FUNDING = "funding"
+
+    @property
+    def kind(self) -> DataKind:
+        """The stored-hour kind of this data (``tickers``, ``klines``, ``funding``)."""
+        return _KIND_OF_TYPE[self]
+
+    @classmethod
+    def of_kind(cls, kind: DataKind) -> DataType:
+        return next(t for t, k in _KIND_OF_TYPE.items() if k is kind)
+
+
+_KIND_OF_TYPE: dict[DataType, DataKind] = {
+    DataType.TICKER: DataKind.TICKERS,
+    DataType.KLINE: DataKind.KLINES,
+    DataType.FUNDING: DataKind.FUNDING,
+}
+
+
 class Segment(enum.StrEnum):
     SPOT = "spot"
     FUTURES = "futures"
@@ -42,6 +68,23 @@ COLUMNS_BY_KIND: dict[DataKind, tuple[str, ...]] = {
     DataKind.KLINES: KLINE_COLUMNS,
     DataKind.FUNDING: FUNDING_COLUMNS,
 }
+
+RUN_COLUMNS: dict[DataType, tuple[str, ...]] = {
+    DataType.TICKER: TICKER_COLUMNS,
+    DataType.KLINE: ("ts", "closeTs", "open", "high", "low", "close", "volume"),
+    DataType.FUNDING: FUNDING_COLUMNS,
+}
+"""Columns a run is fed, in the order the engine's callbacks take them: the stored layout, plus
+``closeTs`` for klines (``ts`` is a bar's open time)."""
+
+INT64_COLUMNS = frozenset({"ts", "closeTs"})
+"""Columns held as int64 (epoch milliseconds); every other column is float64."""
+
+
+def column_dtype(name: str) -> np.dtype[np.generic]:
+    """The little-endian dtype of a column, in memory, in column files and in lastra/parquet."""
+    return np.dtype("<i8") if name in INT64_COLUMNS else np.dtype("<f8")
+
 
 _SYMBOL = re.compile(r"^([A-Z0-9]{1,20})/([A-Z0-9]{1,20})(?::([A-Z0-9]{1,20}))?$")
 
@@ -133,8 +176,5 @@ class HourFrame:
 
     @classmethod
     def empty(cls, kind: DataKind, hour: datetime) -> HourFrame:
-        cols = {
-            name: np.empty(0, dtype=np.int64 if name == "ts" else np.float64)
-            for name in COLUMNS_BY_KIND[kind]
-        }
+        cols = {name: np.empty(0, dtype=column_dtype(name)) for name in COLUMNS_BY_KIND[kind]}
         return cls(kind, hour_start(hour), cols)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Final, Literal
 
+from backtestd.domain.marketdata import DataType
+
 Rationale = Literal["low_activity", "pending_conversion", "unknown"]
 """The wire's strict enum for ``hoursWithoutData[].rationale``."""
 
@@ -25,8 +27,6 @@ LOW_ACTIVITY: Final = "low_activity"
 
 FUNDING_SETTLEMENT_HOURS: frozenset[int] = frozenset({0, 8, 16})
 """UTC hours at which funding settles; every other funding hour is legitimately empty."""
-
-_KINDS = ("ticker", "kline", "funding")
 
 
 @dataclass(frozen=True)
@@ -181,8 +181,8 @@ def coverage_of(
     """
     if len(hours) != len(rows):
         raise ValueError(f"{len(hours)} hours but {len(rows)} row counts")
-    if kind not in _KINDS:
-        raise ValueError(f"unknown prepare type {kind!r}; use one of {', '.join(_KINDS)}")
+    if kind not in {t.value for t in DataType}:
+        raise ValueError(f"unknown prepare type {kind!r}; use one of {', '.join(DataType)}")
     threshold = low_activity_rows
     judged = rows
     if kind == "kline" and native_ms:

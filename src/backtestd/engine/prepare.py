@@ -1,7 +1,7 @@
 """Pure kernels behind ``POST /backtest/{exchange}/{type}/prepare``: bounds, bars, columns.
 
 A prepare turns stored hours into the column arrays the engine host memory-maps
-(``FEED_COLUMNS``). The job runner does the I/O; everything here is a plain function over
+(``RUN_COLUMNS``). The job runner does the I/O; everything here is a plain function over
 numpy arrays so it can be tested exhaustively and reused by sweeps. Cadence and coverage rules
 live in the sibling modules :mod:`backtestd.engine.cadence` and
 :mod:`backtestd.engine.coverage` and are re-exported here so callers have one import.
@@ -15,7 +15,14 @@ from datetime import UTC, datetime
 import numpy as np
 import numpy.typing as npt
 
-from backtestd.domain.marketdata import COLUMNS_BY_KIND, DataKind, HourFrame
+from backtestd.domain.marketdata import (
+    COLUMNS_BY_KIND,
+    RUN_COLUMNS,
+    DataKind,
+    DataType,
+    HourFrame,
+    column_dtype,
+)
 from backtestd.engine.cadence import (
     CADENCE_MS,
     FUNDING_CADENCES,
@@ -25,7 +32,6 @@ from backtestd.engine.cadence import (
     resolve_cadence,
 )
 from backtestd.engine.coverage import Coverage, HourGap, coverage_of
-from backtestd.strategy.jvm.columns import FEED_COLUMNS, INT64_COLUMNS, FeedKind
 
 __all__ = [
     "CADENCE_MS",
@@ -51,12 +57,6 @@ _DATE_TIME = re.compile(
 )
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _BASIC_DATE = re.compile(r"[0-9]{8}")
-
-_DATA_KIND: dict[FeedKind, DataKind] = {
-    FeedKind.TICKER: DataKind.TICKERS,
-    FeedKind.KLINE: DataKind.KLINES,
-    FeedKind.FUNDING: DataKind.FUNDING,
-}
 
 
 def parse_range_bound(text: str) -> datetime:
@@ -170,7 +170,7 @@ def aggregate_klines(
 
 
 def _empty_column(name: str) -> np.ndarray:
-    return np.empty(0, dtype=np.int64 if name in INT64_COLUMNS else np.float64)
+    return np.empty(0, dtype=column_dtype(name))
 
 
 def _stored_columns(kind: DataKind, frames: list[HourFrame]) -> dict[str, np.ndarray]:
@@ -185,8 +185,9 @@ def _stored_columns(kind: DataKind, frames: list[HourFrame]) -> dict[str, np.nda
     columns: dict[str, np.ndarray] = {}
     for name in COLUMNS_BY_KIND[kind]:
         parts = [_empty_column(name), *(f.columns[name] for f in ordered)]
-        dtype = np.int64 if name in INT64_COLUMNS else np.float64
-        columns[name] = np.ascontiguousarray(np.concatenate(parts).astype(dtype, copy=False))
+        columns[name] = np.ascontiguousarray(
+            np.concatenate(parts).astype(column_dtype(name), copy=False)
+        )
     _require_sorted(columns["ts"])
     return columns
 
@@ -194,7 +195,7 @@ def _stored_columns(kind: DataKind, frames: list[HourFrame]) -> dict[str, np.nda
 def assemble(kind: str, frames: list[HourFrame], cadence_ms: int) -> dict[str, np.ndarray]:
     """Build the engine's columns for a prepare of ``kind`` (the path ``type``) from hours.
 
-    Returns exactly ``FEED_COLUMNS[kind]``, in that order, as contiguous int64 (``ts``,
+    Returns exactly ``RUN_COLUMNS[kind]``, in that order, as contiguous int64 (``ts``,
     ``closeTs``) / float64 arrays, concatenated in hour order (frames may come in any order;
     an hour given twice is an error). Per kind:
 
@@ -216,10 +217,10 @@ def assemble(kind: str, frames: list[HourFrame], cadence_ms: int) -> dict[str, n
     >>> list(out), out["closeTs"].tolist(), out["volume"].tolist()
     (['ts', 'closeTs', 'open', 'high', 'low', 'close', 'volume'], [59999], [2.0])
     """
-    feed = FeedKind(kind)
+    feed = DataType(kind)
     cadence = _require_positive(cadence_ms)
-    stored = _stored_columns(_DATA_KIND[feed], frames)
-    if feed is FeedKind.KLINE:
+    stored = _stored_columns(feed.kind, frames)
+    if feed is DataType.KLINE:
         bars = aggregate_klines(
             stored["ts"],
             stored["open"],
@@ -231,4 +232,4 @@ def assemble(kind: str, frames: list[HourFrame], cadence_ms: int) -> dict[str, n
         )
         bars["closeTs"] = bars["ts"] + np.int64(cadence - 1)
         stored = bars
-    return {name: np.ascontiguousarray(stored[name]) for name in FEED_COLUMNS[feed]}
+    return {name: np.ascontiguousarray(stored[name]) for name in RUN_COLUMNS[feed]}

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from lastra import Codec, DataType, LastraReader, LastraWriter
 
-from backtestd.domain.marketdata import COLUMNS_BY_KIND, DataKind, HourFrame
+from backtestd.domain.marketdata import COLUMNS_BY_KIND, DataKind, HourFrame, column_dtype
 
 PRICE_CODEC = Codec.RAW
 TS_CODEC = Codec.DELTA_VARINT
@@ -35,7 +35,7 @@ def encode_lastra(frame: HourFrame) -> bytes:
         else:
             writer.add_series_column(name, DataType.DOUBLE, Codec.RAW if empty else PRICE_CODEC)
     arrays = [
-        np.ascontiguousarray(frame.columns[name], dtype=np.int64 if name == "ts" else np.float64)
+        np.ascontiguousarray(frame.columns[name], dtype=column_dtype(name))
         for name in COLUMNS_BY_KIND[frame.kind]
     ]
     writer.write_series(frame.rows, *arrays)

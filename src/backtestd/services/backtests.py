@@ -16,7 +16,7 @@ from typing import Any
 from backtestd.domain.accounts import Principal
 from backtestd.domain.canonical import content_id, normalise
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
-from backtestd.domain.marketdata import Instrument
+from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.engine.cadence import resolve_cadence, source_width
 from backtestd.engine.prepare import parse_range_bound
 from backtestd.errors import (
@@ -35,7 +35,6 @@ from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
 
-DATA_TYPES = ("ticker", "kline", "funding")
 RUNNABLE_TYPES = ("ticker", "kline")
 PARAM_KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 RESERVED_PARAMS = {
@@ -339,8 +338,9 @@ class BacktestService:
         return self.executor
 
     def _check_path(self, exchange_id: str, data_type: str) -> None:
-        if data_type not in DATA_TYPES:
-            raise NotFound(f"no data type {data_type!r}; types are ticker, kline, funding")
+        if data_type not in {t.value for t in DataType}:
+            types = ", ".join(DataType)
+            raise NotFound(f"no data type {data_type!r}; types are {types}")
         if exchange_id != "user" and not self._catalogue.exchange_exists(exchange_id):
             raise NotFound(f"no exchange {exchange_id!r}; see GET /v1/exchanges")
 

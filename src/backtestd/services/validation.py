@@ -16,18 +16,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from backtestd.domain.marketdata import DataKind, HourFrame, Instrument, hour_start
+from backtestd.domain.marketdata import DataKind, DataType, HourFrame, Instrument, hour_start
 from backtestd.domain.strategies import Notice, StrategyRecord, Validation
 from backtestd.engine.prepare import assemble
 from backtestd.marketdata.store import HourlyStore
 from backtestd.strategy.failures import describe_run_failure
-from backtestd.strategy.jvm import EnginePool, FeedKind, RunFailure, RunRequest, write_columns
+from backtestd.strategy.jvm import EnginePool, RunFailure, RunRequest, write_columns
 
 PROVENANCE = "compile-dry-run"
 SPOT = Instrument("BTC", "USDT")
 PERP = Instrument("BTC", "USDT", "USDT")
 SAMPLE_CADENCE_MS = 1000  # one-second bars, the store's native kline cadence
-SOURCE_FEEDS = {"Ticker": FeedKind.TICKER, "KLine": FeedKind.KLINE, "FundingRate": FeedKind.FUNDING}
+SOURCE_FEEDS = {"Ticker": DataType.TICKER, "KLine": DataType.KLINE, "FundingRate": DataType.FUNDING}
 
 
 @dataclass(frozen=True)
@@ -66,19 +66,19 @@ class DryRunner:
             return Verdict(Validation.FAILED, tuple(notices), "; ".join(failures))
         return Verdict(Validation.PASSED, tuple(notices), None)
 
-    def _sample(self, feed: FeedKind) -> tuple[Instrument, list[HourFrame]]:
+    def _sample(self, feed: DataType) -> tuple[Instrument, list[HourFrame]]:
         last = hour_start(self._clock()) - timedelta(hours=2)
-        if feed is FeedKind.FUNDING:
+        if feed is DataType.FUNDING:
             hours = [last - timedelta(hours=h) for h in range(71, -1, -1)]
             instrument, kind = PERP, DataKind.FUNDING
         else:
             hours = [last]
             instrument = SPOT
-            kind = DataKind.TICKERS if feed is FeedKind.TICKER else DataKind.KLINES
+            kind = DataKind.TICKERS if feed is DataType.TICKER else DataKind.KLINES
         frames = [f for h in hours if (f := self._store.read_frame("sim", instrument, kind, h))]
         return instrument, frames
 
-    def _run_one(self, record: StrategyRecord, feed: FeedKind, failures: list[str]) -> list[Notice]:
+    def _run_one(self, record: StrategyRecord, feed: DataType, failures: list[str]) -> list[Notice]:
         instrument, frames = self._sample(feed)
         run_dir = Path(tempfile.mkdtemp(prefix=f"dryrun-{feed.value}-", dir=self._ensure_dir()))
         try:

@@ -16,11 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backtestd.domain.marketdata import Instrument
+from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.strategy.jvm import (
     CompileResult,
     EngineHost,
-    FeedKind,
     HostConfig,
     RunFailure,
     RunFailureKind,
@@ -115,7 +114,7 @@ def column_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "last": last,
         "volume": np.ones(n),
     }
-    return write_columns(tmp_path_factory.mktemp("isolation"), FeedKind.TICKER, columns)
+    return write_columns(tmp_path_factory.mktemp("isolation"), DataType.TICKER, columns)
 
 
 @pytest.fixture
@@ -141,7 +140,7 @@ def _run(host: EngineHost, compiled: CompileResult, files: dict[str, Path]) -> R
         RunRequest(
             class_files=compiled.class_files,
             main_class=compiled.main_class,
-            kind=FeedKind.TICKER,
+            kind=DataType.TICKER,
             columns=files,
             instrument=Instrument("BTC", "USDT"),
         )

@@ -15,13 +15,12 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from backtestd.domain.marketdata import Instrument
+from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.strategy.jvm import (
     CompileResult,
     EngineHost,
     EngineHostError,
     EnginePool,
-    FeedKind,
     HostConfig,
     RunFailure,
     RunFailureKind,
@@ -239,11 +238,11 @@ def ticks() -> Columns:
 
 @pytest.fixture(scope="module")
 def column_files(tmp_path_factory: pytest.TempPathFactory, ticks: Columns) -> dict[str, Path]:
-    return write_columns(tmp_path_factory.mktemp("ticks"), FeedKind.TICKER, ticks)
+    return write_columns(tmp_path_factory.mktemp("ticks"), DataType.TICKER, ticks)
 
 
 def _request(
-    compiled: CompileResult, files: dict[str, Path], kind: FeedKind = FeedKind.TICKER, **kw: object
+    compiled: CompileResult, files: dict[str, Path], kind: DataType = DataType.TICKER, **kw: object
 ) -> RunRequest:
     assert compiled.main_class is not None
     return RunRequest(
@@ -312,12 +311,12 @@ def test_run_kline_bars_use_close_time_as_event_time(host: EngineHost, tmp_path:
         "close": closes,
         "volume": np.ones(n),
     }
-    files = write_columns(tmp_path, FeedKind.KLINE, bars)
+    files = write_columns(tmp_path, DataType.KLINE, bars)
     compiled = host.compile(BARS)
     assert compiled.ok, [d.render() for d in compiled.diagnostics]
     assert compiled.required_sources == ("KLine",)
 
-    result = host.run(_request(compiled, files, kind=FeedKind.KLINE))
+    result = host.run(_request(compiled, files, kind=DataType.KLINE))
 
     up = closes > opens * 1.01
     down = ~up & (closes < opens * 0.99)
@@ -335,11 +334,11 @@ def test_run_funding_rates(host: EngineHost, tmp_path: Path) -> None:
     rates = np.linspace(-0.001, 0.001, n)
     marks = np.linspace(100.0, 200.0, n)
     ts = np.arange(n, dtype=np.int64) * 28_800_000
-    files = write_columns(tmp_path, FeedKind.FUNDING, {"ts": ts, "rate": rates, "markPrice": marks})
+    files = write_columns(tmp_path, DataType.FUNDING, {"ts": ts, "rate": rates, "markPrice": marks})
     compiled = host.compile(FUNDING)
     assert compiled.ok, [d.render() for d in compiled.diagnostics]
 
-    result = host.run(_request(compiled, files, kind=FeedKind.FUNDING))
+    result = host.run(_request(compiled, files, kind=DataType.FUNDING))
 
     assert result.signal_ts.tolist() == ts[rates > 0.0005].tolist()
     np.testing.assert_array_equal(result.signal_price, marks[rates > 0.0005])
@@ -403,7 +402,7 @@ def test_run_missing_column_file_is_bad_request(
 def test_run_columns_of_different_lengths_are_refused(
     host: EngineHost, momentum: CompileResult, ticks: Columns, tmp_path: Path
 ) -> None:
-    files = write_columns(tmp_path, FeedKind.TICKER, ticks)
+    files = write_columns(tmp_path, DataType.TICKER, ticks)
     np.asarray(ticks["bid"][:10]).astype("<f8").tofile(files["bid"])
 
     with pytest.raises(RunFailure) as caught:

@@ -9,11 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backtestd.domain.marketdata import Instrument
+from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.strategy.jvm import (
     CompileResult,
     EngineHost,
-    FeedKind,
     HostConfig,
     RunFailure,
     RunFailureKind,
@@ -90,7 +89,7 @@ def column_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "last": last,
         "volume": np.ones(n),
     }
-    return write_columns(tmp_path_factory.mktemp("sandbox"), FeedKind.TICKER, columns)
+    return write_columns(tmp_path_factory.mktemp("sandbox"), DataType.TICKER, columns)
 
 
 def _run(
@@ -102,7 +101,7 @@ def _run(
         RunRequest(
             class_files=compiled.class_files,
             main_class=compiled.main_class,
-            kind=FeedKind.TICKER,
+            kind=DataType.TICKER,
             columns=files,
             instrument=Instrument("BTC", "USDT"),
             **limits,
@@ -279,7 +278,7 @@ def test_allowed_library_use_compiles_and_runs(
         RunRequest(
             class_files=compiled.class_files,
             main_class=compiled.main_class,
-            kind=FeedKind.TICKER,
+            kind=DataType.TICKER,
             columns=column_files,
             instrument=Instrument("BTC", "USDT"),
         )

@@ -10,11 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backtestd.domain.marketdata import HOUR_MS, DataKind, HourFrame, hour_ms
+from backtestd.domain.marketdata import HOUR_MS, RUN_COLUMNS, DataKind, DataType, HourFrame, hour_ms
 from backtestd.engine import prepare
 from backtestd.engine.cadence import CADENCE_MS, KLINE_CADENCES, allowed_cadences
 from backtestd.engine.prepare import aggregate_klines, assemble, parse_range_bound
-from backtestd.strategy.jvm.columns import FEED_COLUMNS, FeedKind
 
 DAY = datetime(2024, 12, 14, tzinfo=UTC)
 KLINE_FIELDS = ("open", "high", "low", "close", "volume")
@@ -270,7 +269,7 @@ def funding_hour(hour: datetime) -> HourFrame:
 
 
 def assert_engine_layout(kind: str, out: dict[str, np.ndarray]) -> None:
-    assert tuple(out) == FEED_COLUMNS[FeedKind(kind)]
+    assert tuple(out) == RUN_COLUMNS[DataType(kind)]
     lengths = {a.size for a in out.values()}
     assert len(lengths) == 1
     for name, array in out.items():
@@ -299,7 +298,7 @@ def test_ticker_rows_are_unchanged_whatever_the_cadence(cadence_ms: int) -> None
     frames = [ticker_hour(DAY + timedelta(hours=1), 5), ticker_hour(DAY, 3)]
     out = assemble("ticker", frames, cadence_ms)
     assert_engine_layout("ticker", out)
-    for name in FEED_COLUMNS[FeedKind.TICKER]:
+    for name in RUN_COLUMNS[DataType.TICKER]:
         expected = np.concatenate([frames[1].columns[name], frames[0].columns[name]])
         assert out[name].tolist() == expected.tolist()
 
@@ -358,7 +357,7 @@ def test_assemble_refuses_inconsistent_input() -> None:
         assemble("kline", [ticker_hour(DAY, 2)], 60_000)
     with pytest.raises(ValueError, match="given twice"):
         assemble("ticker", [ticker_hour(DAY, 2), ticker_hour(DAY, 2)], 1_000)
-    with pytest.raises(ValueError, match="not a valid FeedKind"):
+    with pytest.raises(ValueError, match="not a valid DataType"):
         assemble("klines", [], 60_000)
     with pytest.raises(ValueError, match="positive"):
         assemble("ticker", [], 0)

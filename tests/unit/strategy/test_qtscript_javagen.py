@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from backtestd.strategy.qtscript import QtsParam, SourceKind, compile_qtscript
+from backtestd.domain.marketdata import DataType
+from backtestd.strategy.qtscript import QtsParam, compile_qtscript
 from backtestd.strategy.qtscript.naming import derive_class_name
 
 ENGINE = "com.wualabs.qtsurfer.engine"
@@ -51,14 +52,14 @@ def test_class_name_avoids_generated_inner_class_names() -> None:
 @pytest.mark.parametrize(
     ("header", "class_name", "base", "kind"),
     [
-        ('strategy "RSI reversion"', "RSIreversion", "AbstractTickerStrategy", SourceKind.TICKER),
-        ("strategy Bars kline", "Bars", "AbstractKlineStrategy", SourceKind.KLINE),
-        ("strategy Rates funding", "Rates", "AbstractFundingRateStrategy", SourceKind.FUNDING),
-        ("strategy T ticker", "T", "AbstractTickerStrategy", SourceKind.TICKER),
+        ('strategy "RSI reversion"', "RSIreversion", "AbstractTickerStrategy", DataType.TICKER),
+        ("strategy Bars kline", "Bars", "AbstractKlineStrategy", DataType.KLINE),
+        ("strategy Rates funding", "Rates", "AbstractFundingRateStrategy", DataType.FUNDING),
+        ("strategy T ticker", "T", "AbstractTickerStrategy", DataType.TICKER),
     ],
 )
 def test_header_chooses_class_name_and_base(
-    header: str, class_name: str, base: str, kind: SourceKind
+    header: str, class_name: str, base: str, kind: DataType
 ) -> None:
     gen = compile_qtscript(header + "\n")
     assert (gen.class_name, gen.package, gen.source_kind) == (class_name, None, kind)

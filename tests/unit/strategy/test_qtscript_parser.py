@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from backtestd.domain.marketdata import DataType
 from backtestd.strategy.qtscript import compile_qtscript
 from backtestd.strategy.qtscript.errors import DiagnosticSink
 from backtestd.strategy.qtscript.nodes import (
@@ -18,7 +19,6 @@ from backtestd.strategy.qtscript.nodes import (
     SectionRef,
     SetupCall,
     SetupWindow,
-    SourceKind,
 )
 from backtestd.strategy.qtscript.parser import parse_program
 
@@ -40,16 +40,16 @@ def body(source: str, program_block_open: int, program_block_close: int) -> str:
 @pytest.mark.parametrize(
     ("source", "name", "quoted", "kind"),
     [
-        ('strategy "RSI reversion"\n', "RSI reversion", True, SourceKind.TICKER),
-        ("strategy Reversion\n", "Reversion", False, SourceKind.TICKER),
-        ("strategy Bars kline\n", "Bars", False, SourceKind.KLINE),
-        ('strategy "Rates" funding   // funding rates\n', "Rates", True, SourceKind.FUNDING),
-        ("strategy Explicit ticker\n", "Explicit", False, SourceKind.TICKER),
-        ('strategy "Tab\\tand \\"quotes\\""\n', 'Tab\tand "quotes"', True, SourceKind.TICKER),
-        ("strategy X", "X", False, SourceKind.TICKER),
+        ('strategy "RSI reversion"\n', "RSI reversion", True, DataType.TICKER),
+        ("strategy Reversion\n", "Reversion", False, DataType.TICKER),
+        ("strategy Bars kline\n", "Bars", False, DataType.KLINE),
+        ('strategy "Rates" funding   // funding rates\n', "Rates", True, DataType.FUNDING),
+        ("strategy Explicit ticker\n", "Explicit", False, DataType.TICKER),
+        ('strategy "Tab\\tand \\"quotes\\""\n', 'Tab\tand "quotes"', True, DataType.TICKER),
+        ("strategy X", "X", False, DataType.TICKER),
     ],
 )
-def test_header_forms(source: str, name: str, quoted: bool, kind: SourceKind) -> None:
+def test_header_forms(source: str, name: str, quoted: bool, kind: DataType) -> None:
     header = parse_ok(source).header
     assert header is not None
     assert (header.name, header.quoted, header.source) == (name, quoted, kind)
@@ -59,7 +59,7 @@ def test_header_after_comments_bom_and_whitespace() -> None:
     program = parse_ok("\ufeff// lead\n/* block\n comment */\n\n  strategy X kline\n")
     assert program.header is not None
     assert program.header.pos == Pos(5, 3)
-    assert program.header.source is SourceKind.KLINE
+    assert program.header.source is DataType.KLINE
 
 
 def test_crlf_and_trailing_whitespace_are_insignificant() -> None:

@@ -14,7 +14,16 @@ from typing import Any
 import numpy as np
 
 from backtestd.domain.jobs import JobRecord
-from backtestd.domain.marketdata import DataKind, HourFrame, Instrument, hour_start, hours_between
+from backtestd.domain.marketdata import (
+    RUN_COLUMNS,
+    DataKind,
+    DataType,
+    HourFrame,
+    Instrument,
+    column_dtype,
+    hour_start,
+    hours_between,
+)
 from backtestd.domain.timefmt import iso_z
 from backtestd.engine.cadence import width_of
 from backtestd.engine.coverage import Slot, closed_slots, coverage_of
@@ -24,10 +33,7 @@ from backtestd.jobs.handlers.prepare_dataset import run_dataset_prepare
 from backtestd.jobs.progress import JobProgress
 from backtestd.storage.db.repositories.market import MarketHourRepository
 from backtestd.storage.objects.keys import prepared_column_key, prepared_manifest_key
-from backtestd.strategy.jvm import FEED_COLUMNS, FeedKind
-from backtestd.strategy.jvm.columns import column_dtype
 
-KIND_BY_TYPE = {"ticker": DataKind.TICKERS, "kline": DataKind.KLINES, "funding": DataKind.FUNDING}
 PROGRESS_EVERY_HOURS = 24
 
 
@@ -66,7 +72,7 @@ def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
     start = datetime.fromisoformat(spec["from"])
     end = datetime.fromisoformat(spec["to"])
     instrument = Instrument.parse(spec["instrument"])
-    kind = KIND_BY_TYPE[job.data_type]
+    kind = DataType(job.data_type).kind
     last_hour = hour_start(end) if end > hour_start(end) else hour_start(end) - timedelta(hours=1)
     hours = hours_between(start, last_hour + timedelta(hours=1))
     from_ms, to_ms = int(start.timestamp() * 1000), int(end.timestamp() * 1000)
@@ -100,8 +106,8 @@ def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
         native_ms=native_ms,
         closed=closed,
     )
-    feed = FeedKind(job.data_type)
-    for name in FEED_COLUMNS[feed]:
+    feed = DataType(job.data_type)
+    for name in RUN_COLUMNS[feed]:
         data = np.ascontiguousarray(columns[name], dtype=column_dtype(name))
         ctx.objects.put(prepared_column_key(job.job_id, name), data.tobytes())
     state = {
@@ -126,7 +132,7 @@ def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
         "cadence": spec["cadence"],
         "cadenceMs": cadence_ms,
         "rows": int(len(columns["ts"])),
-        "columns": list(FEED_COLUMNS[feed]),
+        "columns": list(RUN_COLUMNS[feed]),
     }
     ctx.objects.put(prepared_manifest_key(job.job_id), json.dumps(manifest).encode())
     return state

@@ -21,6 +21,7 @@ import numpy.typing as npt
 from backtestd.datasets.version_file import VersionData, read_version
 from backtestd.domain.datasets import DatasetVersion
 from backtestd.domain.jobs import JobRecord
+from backtestd.domain.marketdata import RUN_COLUMNS, DataType, column_dtype
 from backtestd.domain.timefmt import iso_z
 from backtestd.engine.cadence import CADENCE_MS
 from backtestd.engine.prepare import aggregate_klines
@@ -28,8 +29,6 @@ from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.progress import JobFailed, JobProgress
 from backtestd.storage.db.repositories.datasets import DatasetRepository
 from backtestd.storage.objects.keys import prepared_column_key, prepared_manifest_key
-from backtestd.strategy.jvm import FEED_COLUMNS, FeedKind
-from backtestd.strategy.jvm.columns import column_dtype
 
 GAP_FACTOR = 1.5
 """An interval longer than this many steps is a gap (as at ingest, see datasets/cadence.py)."""
@@ -109,8 +108,8 @@ def run_dataset_prepare(
     data = _load(ctx, version, int(start.timestamp() * 1e6), int(end.timestamp() * 1e6))
     cadence_ms = int(spec["cadenceMs"])
     columns = feed_columns(data, job.data_type, cadence_ms)
-    feed = FeedKind(job.data_type)
-    for name in FEED_COLUMNS[feed]:
+    feed = DataType(job.data_type)
+    for name in RUN_COLUMNS[feed]:
         array = np.ascontiguousarray(columns[name], dtype=column_dtype(name))
         ctx.objects.put(prepared_column_key(job.job_id, name), array.tobytes())
     ts = columns["ts"]
@@ -133,7 +132,7 @@ def run_dataset_prepare(
         "cadence": spec["cadence"],
         "cadenceMs": cadence_ms,
         "rows": int(ts.size),
-        "columns": list(FEED_COLUMNS[feed]),
+        "columns": list(RUN_COLUMNS[feed]),
     }
     ctx.objects.put(prepared_manifest_key(job.job_id), json.dumps(manifest).encode())
     progress.update(1)

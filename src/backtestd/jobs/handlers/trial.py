@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from backtestd.domain.marketdata import Instrument
+from backtestd.domain.marketdata import DataType, Instrument, column_dtype
 from backtestd.engine.metrics import Metrics, compute_metrics
 from backtestd.engine.portfolio import (
     ExecutionMode,
@@ -29,7 +29,7 @@ from backtestd.engine.portfolio import (
 )
 from backtestd.jobs.context import WorkerContext
 from backtestd.storage.objects.keys import prepared_column_key, prepared_manifest_key
-from backtestd.strategy.jvm import FeedKind, RunResult
+from backtestd.strategy.jvm import RunResult
 
 TICKER_GRID_MS = 60_000
 DEFAULT_FEE = 0.001
@@ -46,7 +46,7 @@ class PreparedData:
 
     prepare_id: str
     instrument: Instrument
-    feed: FeedKind
+    feed: DataType
     columns: dict[str, Path]
     marks_ts: npt.NDArray[np.int64]
     marks_px: npt.NDArray[np.float64]
@@ -88,18 +88,22 @@ def load_prepared(ctx: WorkerContext, prepare_id: str, data_type: str) -> Prepar
         if path is None or not path.exists():
             raise TrialFailed(f"prepared column {name} of {prepare_id} is missing")
         paths[name] = path
-    feed = FeedKind(data_type)
-    ts_name, px_name = ("closeTs", "close") if feed is FeedKind.KLINE else ("ts", "last")
+    feed = DataType(data_type)
+    ts_name, px_name = ("closeTs", "close") if feed is DataType.KLINE else ("ts", "last")
     return PreparedData(
         prepare_id=prepare_id,
         instrument=Instrument.parse(manifest["instrument"]),
         feed=feed,
         columns=paths,
-        marks_ts=np.fromfile(paths[ts_name], dtype="<i8").astype(np.int64, copy=False),
-        marks_px=np.fromfile(paths[px_name], dtype="<f8").astype(np.float64, copy=False),
+        marks_ts=np.fromfile(paths[ts_name], dtype=column_dtype(ts_name)).astype(
+            np.int64, copy=False
+        ),
+        marks_px=np.fromfile(paths[px_name], dtype=column_dtype(px_name)).astype(
+            np.float64, copy=False
+        ),
         from_ms=int(datetime.fromisoformat(manifest["from"]).timestamp() * 1000),
         to_ms=int(datetime.fromisoformat(manifest["to"]).timestamp() * 1000),
-        grid_step_ms=int(manifest["cadenceMs"]) if feed is FeedKind.KLINE else TICKER_GRID_MS,
+        grid_step_ms=int(manifest["cadenceMs"]) if feed is DataType.KLINE else TICKER_GRID_MS,
     )
 
 
@@ -129,7 +133,7 @@ def evaluate(
     trading = run.signal_side != 0
     from_ms, to_ms = data.window_ms(rows)
     sig_ts, sig_px = run.signal_ts[trading], run.signal_price[trading]
-    if data.feed is FeedKind.TICKER:
+    if data.feed is DataType.TICKER:
         # A window close is emitted at the next tick: fill at that tick, not at the stale close.
         sig_px = trigger_prices(sig_ts, sig_px, data.marks_ts, data.marks_px)
     portfolio = simulate(

@@ -3,7 +3,7 @@
 This is the only package that may use ``subprocess`` (conventions §1).
 """
 
-from backtestd.strategy.jvm.columns import FEED_COLUMNS, FeedKind, write_columns
+from backtestd.strategy.jvm.columns import write_columns
 from backtestd.strategy.jvm.host import EngineHost, Handshake, HostConfig
 from backtestd.strategy.jvm.jar import locate_engine_jar
 from backtestd.strategy.jvm.pool import EnginePool
@@ -20,14 +20,12 @@ from backtestd.strategy.jvm.results import (
 from backtestd.strategy.jvm.run_request import RunRequest
 
 __all__ = [
-    "FEED_COLUMNS",
     "CompileResult",
     "DeclaredProperty",
     "Diagnostic",
     "EngineHost",
     "EngineHostError",
     "EnginePool",
-    "FeedKind",
     "Handshake",
     "HostConfig",
     "RunFailure",

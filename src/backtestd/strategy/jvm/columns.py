@@ -8,7 +8,6 @@ one run have the same length.
 
 from __future__ import annotations
 
-import enum
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,41 +15,19 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-
-class FeedKind(enum.StrEnum):
-    """The data a run is fed; matches the service's backtest ``type``."""
-
-    TICKER = "ticker"
-    KLINE = "kline"
-    FUNDING = "funding"
-
-
-FEED_COLUMNS: dict[FeedKind, tuple[str, ...]] = {
-    FeedKind.TICKER: ("ts", "bid", "bidSize", "ask", "askSize", "last", "volume"),
-    FeedKind.KLINE: ("ts", "closeTs", "open", "high", "low", "close", "volume"),
-    FeedKind.FUNDING: ("ts", "rate", "markPrice"),
-}
-"""Columns per kind, in the order the harness callbacks take them (``ts`` is the open time)."""
-
-INT64_COLUMNS = frozenset({"ts", "closeTs"})
-"""Columns stored as int64; all others are float64."""
-
-
-def column_dtype(name: str) -> np.dtype[np.generic]:
-    """The little-endian dtype of a column file."""
-    return np.dtype("<i8") if name in INT64_COLUMNS else np.dtype("<f8")
+from backtestd.domain.marketdata import RUN_COLUMNS, DataType, column_dtype
 
 
 def write_columns(
-    directory: Path, kind: FeedKind | str, arrays: Mapping[str, npt.ArrayLike]
+    directory: Path, kind: DataType | str, arrays: Mapping[str, npt.ArrayLike]
 ) -> dict[str, Path]:
     """Write one file per column of ``kind`` into ``directory``; return name -> path.
 
     Files are written under a temporary name and renamed, so a concurrent reader never maps a
     half-written column.
     """
-    feed = FeedKind(kind)
-    names = FEED_COLUMNS[feed]
+    feed = DataType(kind)
+    names = RUN_COLUMNS[feed]
     missing = [n for n in names if n not in arrays]
     if missing:
         raise ValueError(f"{feed.value} data needs columns {list(names)}; missing {missing}")

@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from backtestd.domain.marketdata import Instrument
-from backtestd.strategy.jvm.columns import FEED_COLUMNS, FeedKind
+from backtestd.domain.marketdata import RUN_COLUMNS, DataType, Instrument
 
 ParamValue = str | int | float | bool
 
@@ -30,7 +29,7 @@ class RunRequest:
 
     class_files: Mapping[str, bytes]
     main_class: str
-    kind: FeedKind
+    kind: DataType
     columns: Mapping[str, Path]
     instrument: Instrument
     params: Mapping[str, ParamValue] = field(default_factory=dict)
@@ -40,8 +39,8 @@ class RunRequest:
 
     def to_header(self, cpu_limit_s: float, wall_limit_s: float, stack_kb: int) -> dict[str, Any]:
         """The ``run`` request header (without ``id``)."""
-        kind = FeedKind(self.kind)
-        missing = [c for c in FEED_COLUMNS[kind] if c not in self.columns]
+        kind = DataType(self.kind)
+        missing = [c for c in RUN_COLUMNS[kind] if c not in self.columns]
         if missing:
             raise ValueError(f"{kind.value} run is missing column files {missing}")
         instrument: dict[str, Any] = {"base": self.instrument.base, "quote": self.instrument.quote}

@@ -7,7 +7,7 @@ grammar as implemented, the Java mapping and every decision taken where the spec
 from .compiler import GeneratedJava, compile_qtscript, runtime_line, translate_java_diagnostic
 from .errors import QtsCompileError, QtsDiagnostic
 from .linemap import LineMap, LineOrigin
-from .nodes import QtsParam, SourceKind
+from .nodes import QtsParam
 from .source import normalize_qtscript_for_id
 
 __all__ = [
@@ -17,7 +17,6 @@ __all__ = [
     "QtsCompileError",
     "QtsDiagnostic",
     "QtsParam",
-    "SourceKind",
     "compile_qtscript",
     "normalize_qtscript_for_id",
     "runtime_line",

@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from backtestd.domain.marketdata import DataType
+
 from .checks import check_params, warn_param_assignments
 from .errors import DiagnosticSink, QtsDiagnostic
 from .javagen import generate_java
 from .linemap import LineMap
 from .naming import derive_class_name
-from .nodes import QtsParam, SourceKind
+from .nodes import QtsParam
 from .parser import parse_program
 from .windows import plan_windows
 
@@ -35,7 +37,7 @@ class GeneratedJava:
     line_map: LineMap = field(repr=False)
     params: list[QtsParam]
     title: str = ""
-    source_kind: SourceKind = SourceKind.TICKER
+    source_kind: DataType = DataType.TICKER
     header_line: int = 1
     header_column: int = 1
     warnings: list[QtsDiagnostic] = field(default_factory=list)
@@ -90,7 +92,7 @@ def compile_qtscript(source: str) -> GeneratedJava:
     program, src = parse_program(source, sink)
     check_params(program.params, sink)
     header = program.header
-    source_kind = header.source if header is not None else SourceKind.TICKER
+    source_kind = header.source if header is not None else DataType.TICKER
     plan = plan_windows(program, source_kind, sink)
     warn_param_assignments(program.init, program.params, src, sink)
     sink.raise_if_errors()

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from backtestd.domain.marketdata import DataType
+
 from .linemap import JavaWriter, LineMap, LineOrigin
 from .literals import java_string
 from .nodes import (
@@ -27,7 +29,6 @@ from .nodes import (
     Program,
     QtsParam,
     RegexEntry,
-    SourceKind,
 )
 from .source import SourceText
 from .windows import Listener, WindowPlan
@@ -91,11 +92,11 @@ class SourceProfile:
 
 
 _VALUE_SOURCE = f"{ENGINE}.strategy.TickerValueSource"
-PROFILES: dict[SourceKind, SourceProfile] = {
-    SourceKind.TICKER: SourceProfile(
+PROFILES: dict[DataType, SourceProfile] = {
+    DataType.TICKER: SourceProfile(
         f"{ENGINE}.strategy.AbstractTickerStrategy", ("indicators.addPrice();",), ("price",)
     ),
-    SourceKind.KLINE: SourceProfile(
+    DataType.KLINE: SourceProfile(
         f"{ENGINE}.strategy.AbstractKlineStrategy",
         (
             "indicators.addPrice();",
@@ -107,7 +108,7 @@ PROFILES: dict[SourceKind, SourceProfile] = {
         ),
         ("price", "open", "high", "low", "close", "volume"),
     ),
-    SourceKind.FUNDING: SourceProfile(
+    DataType.FUNDING: SourceProfile(
         f"{ENGINE}.strategy.AbstractFundingRateStrategy", ("indicators.addRate();",), ("rate",)
     ),
 }

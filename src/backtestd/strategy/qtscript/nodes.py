@@ -7,16 +7,9 @@ diagnostic and every line-map entry points back there.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
-
-class SourceKind(enum.StrEnum):
-    """The data source chosen by the header; it decides the Java base class."""
-
-    TICKER = "ticker"
-    KLINE = "kline"
-    FUNDING = "funding"
+from backtestd.domain.marketdata import DataType
 
 
 @dataclass(frozen=True)
@@ -33,7 +26,7 @@ class Header:
 
     name: str
     quoted: bool
-    source: SourceKind
+    source: DataType
     pos: Pos
 
 

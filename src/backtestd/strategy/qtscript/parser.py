@@ -8,6 +8,8 @@ so the parser always reaches the end of the file and reports every mistake in on
 
 from __future__ import annotations
 
+from backtestd.domain.marketdata import DataType
+
 from .errors import DiagnosticSink
 from .instruments import parse_instruments
 from .lexer import Kind, Token
@@ -22,7 +24,6 @@ from .nodes import (
     QtsParam,
     Section,
     Setup,
-    SourceKind,
 )
 from .parsebase import ParserCore
 from .setup import parse_setup
@@ -33,9 +34,9 @@ SECTION_HELP = (
     "('window Name [period] { ... }' or 'Name [period] { ... }')"
 )
 _SOURCE_WORDS = {
-    "ticker": SourceKind.TICKER,
-    "kline": SourceKind.KLINE,
-    "funding": SourceKind.FUNDING,
+    "ticker": DataType.TICKER,
+    "kline": DataType.KLINE,
+    "funding": DataType.FUNDING,
 }
 
 
@@ -91,7 +92,7 @@ class _Parser(ParserCore):
         name = self._header_name(name_tok)
         if name is None:
             return self.recover(name_tok.start)
-        source = SourceKind.TICKER
+        source = DataType.TICKER
         nxt = self.tok(name_tok.end)
         if nxt.kind is Kind.IDENT:
             if nxt.text not in _SOURCE_WORDS:

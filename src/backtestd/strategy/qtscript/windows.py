@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from backtestd.domain.marketdata import DataType
+
 from .errors import DiagnosticSink
 from .naming import LAST_REGISTERED, NameExpr
 from .nodes import (
@@ -25,7 +27,6 @@ from .nodes import (
     SectionRef,
     SetupCall,
     SetupWindow,
-    SourceKind,
     WindowTarget,
 )
 from .parsebase import PERIOD_HELP
@@ -70,11 +71,11 @@ class WindowPlan:
     listeners: tuple[Listener, ...]
 
 
-def primary_value(source: SourceKind) -> str:
-    return "rate" if source is SourceKind.FUNDING else "price"
+def primary_value(source: DataType) -> str:
+    return "rate" if source is DataType.FUNDING else "price"
 
 
-def plan_windows(program: Program, source: SourceKind, sink: DiagnosticSink) -> WindowPlan:
+def plan_windows(program: Program, source: DataType, sink: DiagnosticSink) -> WindowPlan:
     """Build the window plan, reporting unknown and duplicate sections, warning on unused ones."""
     sections = _index_sections(program.sections, sink)
     listeners = {
