@@ -79,7 +79,7 @@ public final class HostChecks {
         check("array of File refused", SandboxPolicy.classVerdict("[[Ljava/io/File;") != null);
         check("primitive array allowed", SandboxPolicy.classVerdict("[I") == null);
         check("host package refused", SandboxPolicy.classVerdict(
-                "com/wualabs/backtestd/host/EngineHost") != null);
+                "com/wualabs/backtestd/host/HostMain") != null);
         check("Class.forName refused",
                 SandboxPolicy.memberVerdict("java/lang/Class", "forName", "(Ljava/lang/String;)V")
                         != null);

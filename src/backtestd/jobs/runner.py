@@ -33,10 +33,13 @@ HANDLERS: dict[JobKind, Handler] = {
 
 def run_job(settings_json: str, job_id: str) -> str:
     """Dask entry point: the worker's context is built once per process."""
-    return execute_job(context_for(settings_json, build_worker_context), job_id)
+    return process_job(context_for(settings_json, build_worker_context), job_id)
 
 
-def execute_job(ctx: WorkerContext, job_id: str) -> str:
+def process_job(ctx: WorkerContext, job_id: str) -> str:
+    """Run the stored job ``job_id``, whatever its kind (prepare, execute, sweep shard, dataset
+    ingest or import), to a terminal state; returns that state. A job already terminal, or
+    cancelled before it started, is left as it is."""
     with ctx.database.unit_of_work() as uow:
         repo = JobRepository(uow.session)
         job = repo.get(job_id)

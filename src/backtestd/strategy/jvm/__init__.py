@@ -1,6 +1,6 @@
 """Client of the JVM engine host: compile, sandbox-check and run strategies in a child JVM.
 
-This is the only package that may use ``subprocess`` (conventions §1).
+This is the only package that may use ``subprocess`` (an import-linter contract enforces it).
 """
 
 from backtestd.strategy.jvm.columns import write_columns

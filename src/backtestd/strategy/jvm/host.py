@@ -1,7 +1,7 @@
 """The engine host supervisor: a long-lived JVM child that compiles and runs strategies.
 
 ``EngineHost`` owns one JVM at a time (see :mod:`backtestd.strategy.jvm.process`) and keeps the
-rules of conventions §9: the JVM starts with a versioned handshake, exits when we go away (stdin
+supervision rules: the JVM starts with a versioned handshake, exits when we go away (stdin
 EOF), is stopped politely then terminated then killed, is recycled after a number of requests or
 above a memory ceiling, and a crash turns into a clear error (exit code and stderr tail) for the
 request in flight only: the next request starts a fresh JVM. After ``limit_exceeded`` or
@@ -44,7 +44,7 @@ StopCheck = Callable[[], bool]
 STOP_POLL_S = 0.2
 """How often a run in flight asks its ``should_stop`` callback."""
 
-HOST_MAIN_CLASS = "com.wualabs.backtestd.host.EngineHost"
+HOST_MAIN_CLASS = "com.wualabs.backtestd.host.HostMain"
 
 # After these the host exits on purpose; the next request gets a fresh JVM.
 _FATAL_KINDS = frozenset({RunFailureKind.LIMIT_EXCEEDED, RunFailureKind.OUT_OF_MEMORY})

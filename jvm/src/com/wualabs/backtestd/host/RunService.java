@@ -55,7 +55,7 @@ final class RunService {
         ColumnSet columns = ColumnSet.map(Requests.string(req, "kind"),
                 Requests.map(req.get("columns"), "columns"));
         int[] range = Requests.rows(req.get("rows"), columns.rows);
-        ClassLoader loader = new SandboxClassLoader(classes, EngineHost.class.getClassLoader());
+        ClassLoader loader = new SandboxClassLoader(classes, HostMain.class.getClassLoader());
         long[] progress = new long[2];
         Guard.Outcome<Collected> outcome = Guard.call("strategy run", () -> {
             Class<?> strategy = Class.forName(mainClass, false, loader);

@@ -23,7 +23,7 @@ final class StrategyInspector {
      */
     static Map<String, Object> inspect(Map<String, byte[]> classes, String mainClass,
             Guard.Limits limits, CompileService.Attempt attempt) throws HostException {
-        ClassLoader loader = new SandboxClassLoader(classes, EngineHost.class.getClassLoader());
+        ClassLoader loader = new SandboxClassLoader(classes, HostMain.class.getClassLoader());
         Guard.Outcome<Map<String, Object>> outcome = Guard.call("strategy class inspection", () -> {
             Class<?> strategy = Class.forName(mainClass, false, loader);
             Map<String, Object> out = new LinkedHashMap<>();

@@ -14,7 +14,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The engine host: a long-lived JVM child of a backtestd worker that compiles and runs strategies.
+ * The engine host process (its main class; the Python side supervises it as {@code EngineHost}):
+ * a long-lived JVM child of a backtestd worker that compiles and runs strategies.
  *
  * <p>It speaks the framed protocol of {@link Frames} on stdin/stdout and nothing else goes to
  * stdout (System.out is redirected to stderr before anything can print). It greets its parent with
@@ -23,7 +24,7 @@ import java.util.Map;
  * thread that cannot be stopped; an OutOfMemoryError, which leaves the heap in doubt) it answers
  * and exits with a distinct code; its supervisor starts a fresh one.
  */
-public final class EngineHost {
+public final class HostMain {
     /** Protocol version; the client refuses a host that speaks another one. */
     public static final int PROTOCOL_VERSION = 1;
     /** Version of this host implementation. */
@@ -49,22 +50,22 @@ public final class EngineHost {
     private long compiles;
     private long runs;
 
-    private EngineHost(DataOutputStream out) {
+    private HostMain(DataOutputStream out) {
         this.out = out;
         this.compiler = new CompileService(System.getProperty("java.class.path"));
     }
 
-    /** Entry point: {@code java -cp backtestd-engine.jar com.wualabs.backtestd.host.EngineHost}. */
+    /** Entry point: {@code java -cp backtestd-engine.jar com.wualabs.backtestd.host.HostMain}. */
     public static void main(String[] args) {
         DataOutputStream out = new DataOutputStream(
                 new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16));
         System.setOut(System.err);
         DataInputStream in = new DataInputStream(
                 new BufferedInputStream(new FileInputStream(FileDescriptor.in), 1 << 16));
-        EngineHost host;
+        HostMain host;
         try {
             initialiseEngineClasses();
-            host = new EngineHost(out);
+            host = new HostMain(out);
             host.hello();
         } catch (IOException | RuntimeException e) {
             System.err.println("engine host failed to start: " + e);
@@ -80,9 +81,9 @@ public final class EngineHost {
      * would then refuse that class for every later run of every tenant.
      */
     static void initialiseEngineClasses() {
-        ClassLoader loader = EngineHost.class.getClassLoader();
+        ClassLoader loader = HostMain.class.getClassLoader();
         try {
-            java.net.URL location = EngineHost.class.getProtectionDomain().getCodeSource().getLocation();
+            java.net.URL location = HostMain.class.getProtectionDomain().getCodeSource().getLocation();
             java.nio.file.Path path = java.nio.file.Path.of(location.toURI());
             if (!java.nio.file.Files.isRegularFile(path)) {
                 return; // running from a classes directory (tests): nothing to enumerate
