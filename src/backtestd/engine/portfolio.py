@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.domain.backtests import DEFAULT_FEE_LEG, DEFAULT_FEE_RATE, DEFAULT_INITIAL_FUNDING
 from backtestd.engine.fills import FeeLeg, fee_in_base
 from backtestd.engine.kernel import (
     T_ENTRIES,
@@ -72,10 +73,10 @@ class PortfolioConfig:
     ``LONG_MULTI`` always allows more entries.
     """
 
-    initial_funding: float = 100.0
-    buy_fee_rate: float = 0.001
-    sell_fee_rate: float = 0.001
-    fee_leg: FeeLeg = FeeLeg.RECEIVED
+    initial_funding: float = DEFAULT_INITIAL_FUNDING
+    buy_fee_rate: float = DEFAULT_FEE_RATE
+    sell_fee_rate: float = DEFAULT_FEE_RATE
+    fee_leg: FeeLeg = FeeLeg(DEFAULT_FEE_LEG)
     percent_amount_to_lock: float | None = None
     mode: ExecutionMode = ExecutionMode.LONG
     percent_gain: float | None = None

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from backtestd.domain.accounts import Principal
+from backtestd.domain.backtests import BaseConfig, EquityCurveOptions, ExecuteSpec, StorageLimit
 from backtestd.domain.canonical import content_id, normalise
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.domain.marketdata import DataType, Instrument
@@ -44,8 +45,6 @@ RESERVED_PARAMS = {
     "backtestEnabled",
     "backtestFakeExecution",
 }
-DEFAULT_FEE = 0.001
-DEFAULT_FUNDING = 100.0
 
 
 @dataclass(frozen=True)
@@ -144,8 +143,12 @@ class BacktestService:
                 f"type {data_type!r} cannot be executed; runnable types are ticker and kline",
                 reason="TYPE_NOT_RUNNABLE",
             )
-        base = _base_config(request.base_config)
-        equity = _equity_options(request.equity_curve)
+        try:
+            base = BaseConfig.from_wire(request.base_config)
+            base.single_fee_wire()  # execute takes one received-leg fee rate
+            equity = EquityCurveOptions.from_wire(request.equity_curve)
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
         params = _params(request.params)
         prepare = self._owned(
             principal, exchange_id, data_type, request.prepare_job_id, JobKind.PREPARE
@@ -167,21 +170,22 @@ class BacktestService:
             )
         if strategy is None:
             raise NotFound(f"no strategy {request.strategy_id!r}; see GET /v1/strategies")
-        spec: dict[str, Any] = {"prepareJobId": prepare.job_id, "strategyId": strategy.strategy_id}
-        if request.store_signals:
-            spec["storeSignals"] = True
-        if equity:
-            spec["equityCurve"] = equity
-        if base:
-            spec["baseConfig"] = base
-        if params:
-            spec["params"] = params
-        job_id = content_id("execute", principal.user_id, spec)
+        spec = ExecuteSpec(
+            prepare_job_id=prepare.job_id,
+            strategy_id=strategy.strategy_id,
+            store_signals=request.store_signals,
+            equity_curve=equity,
+            base_config=base,
+            params=params,
+        )
+        job_id = content_id("execute", principal.user_id, spec.identity())
         if request.store_signals:
             # Not part of the id: the storage cap in force now travels to the worker.
             cap = self._settings.tiers[principal.tier].max_total_storage_bytes
-            spec["storageLimit"] = {"tier": principal.tier, "maxTotalStorageBytes": cap}
-        return self._submit(principal, JobKind.EXECUTE, exchange_id, data_type, spec, job_id)
+            spec = replace(spec, storage_limit=StorageLimit(principal.tier, cap))
+        return self._submit(
+            principal, JobKind.EXECUTE, exchange_id, data_type, spec.to_json(), job_id
+        )
 
     def execute_state(
         self, principal: Principal, exchange_id: str, data_type: str, job_id: str
@@ -428,57 +432,6 @@ def _bound(name: str, text: str) -> datetime:
         return parse_range_bound(text)
     except ValueError as exc:
         raise InvalidInput(f"'{name}': {exc}") from exc
-
-
-def _base_config(config: dict[str, Any] | None) -> dict[str, Any]:
-    """Validate and reduce to the non-default settings (one effective fee rate)."""
-    if not config:
-        return {}
-    fee = config.get("feeRate", DEFAULT_FEE)
-    buy = config.get("buyFeeRate", fee)
-    sell = config.get("sellFeeRate", fee)
-    if buy != sell:
-        raise InvalidInput(
-            f"baseConfig resolves to different buy ({buy}) and sell ({sell}) fee rates; "
-            "execute takes one fee rate: set feeRate only"
-        )
-    if config.get("feeLeg", "RECEIVED") != "RECEIVED":
-        raise InvalidInput(
-            f"baseConfig.feeLeg {config['feeLeg']!r} is not supported by execute; "
-            "omit it (RECEIVED)"
-        )
-    if not 0 <= buy < 1:
-        raise InvalidInput(f"fee rate {buy} must be in [0, 1)")
-    funding = config.get("initialFunding", DEFAULT_FUNDING)
-    if funding <= 0:
-        raise InvalidInput(f"initialFunding {funding} must be positive")
-    lock = config.get("percentAmountToLock")
-    if lock is not None and not 0 < lock <= 100:
-        raise InvalidInput(f"percentAmountToLock {lock} must be in (0, 100]")
-    reduced: dict[str, Any] = {}
-    if normalise(funding) != normalise(DEFAULT_FUNDING):
-        reduced["initialFunding"] = funding
-    if normalise(buy) != normalise(DEFAULT_FEE):
-        reduced["feeRate"] = buy
-    if lock is not None:
-        reduced["percentAmountToLock"] = lock
-    return reduced
-
-
-def _equity_options(options: dict[str, Any] | None) -> dict[str, Any]:
-    if not options:
-        return {}
-    reduced: dict[str, Any] = {}
-    resample = options.get("resample")
-    if resample is not None:
-        if resample < 2:
-            raise InvalidInput(f"equityCurve.resample {resample} must be at least 2")
-        reduced["resample"] = resample
-    if options.get("differential"):
-        reduced["differential"] = True
-    if options.get("outMode", "ARRAY") != "ARRAY":
-        reduced["outMode"] = options["outMode"]
-    return reduced
 
 
 def _params(params: dict[str, Any] | None) -> dict[str, Any]:

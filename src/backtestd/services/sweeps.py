@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from backtestd.domain.accounts import Principal
+from backtestd.domain.backtests import BaseConfig
 from backtestd.domain.canonical import canonical_json, normalise
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.domain.sweeps import (
@@ -416,23 +417,11 @@ def sweep_id_for(
 
 
 def sweep_base_config(config: dict[str, Any]) -> dict[str, Any]:
-    """The sweep's portfolio settings with every default filled (so omission equals default)."""
-    fee = config.get("feeRate", 0.001)
-    out = {
-        "initialFunding": config.get("initialFunding", 100.0),
-        "buyFeeRate": config.get("buyFeeRate", fee),
-        "sellFeeRate": config.get("sellFeeRate", fee),
-        "feeLeg": config.get("feeLeg", "RECEIVED"),
-    }
-    for key in ("buyFeeRate", "sellFeeRate"):
-        if not 0 <= out[key] < 1:
-            raise InvalidInput(f"baseConfig.{key} {out[key]} must be in [0, 1)")
-    if out["initialFunding"] <= 0:
-        raise InvalidInput(f"baseConfig.initialFunding {out['initialFunding']} must be positive")
-    lock = config.get("percentAmountToLock")
-    if lock is not None:
-        if not 0 < lock <= 100:
-            raise InvalidInput(f"baseConfig.percentAmountToLock {lock} must be in (0, 100]")
-        out["percentAmountToLock"] = lock
-    normalised: dict[str, Any] = normalise(out)
+    """The sweep's portfolio settings with every default filled (so omission equals default);
+    unlike execute, sweeps take split fee rates and any fee leg."""
+    try:
+        base = BaseConfig.from_wire(config)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+    normalised: dict[str, Any] = normalise(base.full_wire())
     return normalised

@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from backtestd.domain.backtests import ExecuteSpec
 from backtestd.domain.jobs import JobRecord
 from backtestd.domain.quotas import storage_overflow
 from backtestd.domain.timefmt import iso_z
@@ -37,7 +38,9 @@ def host_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _store_signals(ctx: WorkerContext, job: JobRecord, run: RunResult) -> dict[str, Any]:
+def _store_signals(
+    ctx: WorkerContext, job: JobRecord, spec: ExecuteSpec, run: RunResult
+) -> dict[str, Any]:
     """Write the signals parquet, counted against the user's storage pool first.
 
     The count and the ``maxTotalStorageBytes`` check (the cap travels in the job's spec as it
@@ -67,14 +70,14 @@ def _store_signals(ctx: WorkerContext, job: JobRecord, run: RunResult) -> dict[s
             usage = UsageRepository(uow.session)
             usage.lock_user(job.user_id)
             strategies = StrategyRepository(uow.session)
-            if strategies.active_of(job.user_id, job.spec["strategyId"]) is None:
+            if strategies.active_of(job.user_id, spec.strategy_id) is None:
                 return {
                     "signalCount": run.signal_count,
                     "signalsUpload": "Skipped",
                     "signalsUploadReason": "the strategy was deleted while the execution ran",
                 }
             usage.record(item, job.user_id, "signals", len(blob), now)
-            _check_storage(job, usage, len(blob), run.signal_count)
+            _check_storage(job, spec, usage, len(blob), run.signal_count)
     except _OverCap as over:  # the transaction rolled back: nothing counted, nothing stored
         return {
             "signalCount": run.signal_count,
@@ -88,7 +91,7 @@ def _store_signals(ctx: WorkerContext, job: JobRecord, run: RunResult) -> dict[s
             UsageRepository(uow.session).release(item, datetime.now(UTC))
         raise
     with ctx.database.unit_of_work() as uow:  # deleted between the count and the write?
-        active = StrategyRepository(uow.session).active_of(job.user_id, job.spec["strategyId"])
+        active = StrategyRepository(uow.session).active_of(job.user_id, spec.strategy_id)
         if active is None:
             UsageRepository(uow.session).release(item, datetime.now(UTC))
     if active is None:
@@ -111,14 +114,16 @@ class _OverCap(Exception):
     """Storing the signals would exceed the storage pool (the message says by how much)."""
 
 
-def _check_storage(job: JobRecord, usage: UsageRepository, size: int, count: int) -> None:
-    limit = job.spec.get("storageLimit")
-    if not limit:  # jobs queued before the cap travelled with them
+def _check_storage(
+    job: JobRecord, spec: ExecuteSpec, usage: UsageRepository, size: int, count: int
+) -> None:
+    limit = spec.storage_limit
+    if limit is None:  # jobs queued before the cap travelled with them
         return
     problem = storage_overflow(
         usage.usage_of(job.user_id),
-        int(limit["maxTotalStorageBytes"]),
-        str(limit["tier"]),
+        limit.max_total_storage_bytes,
+        limit.tier,
         size,
         f"storing the {count} signals of this execution",
     )
@@ -127,23 +132,23 @@ def _check_storage(job: JobRecord, usage: UsageRepository, size: int, count: int
 
 
 def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
-    spec = job.spec
+    spec = ExecuteSpec.from_json(job.spec)
     with ctx.database.unit_of_work() as uow:
-        strategy = StrategyRepository(uow.session).get(spec["strategyId"])
+        strategy = StrategyRepository(uow.session).get(spec.strategy_id)
     try:
-        data = load_prepared(ctx, spec["prepareJobId"], job.data_type)
+        data = load_prepared(ctx, spec.prepare_job_id, job.data_type)
     except TrialFailed as exc:
         raise ExecuteFailed(str(exc), {}) from exc
     base_results: dict[str, Any] = {
         "hostName": host_name(),
         "iops": 0,
-        "strategyId": f"strategy:{job.user_id}:{spec['strategyId']}",
+        "strategyId": f"strategy:{job.user_id}:{spec.strategy_id}",
         "instrument": data.instrument.pair,
     }
-    if "params" in spec:
-        base_results["params"] = spec["params"]
+    if spec.params:
+        base_results["params"] = dict(spec.params)
     if strategy is None:
-        raise ExecuteFailed(f"strategy {spec['strategyId']} no longer exists", base_results)
+        raise ExecuteFailed(f"strategy {spec.strategy_id} no longer exists", base_results)
     progress.size(3)
     request = RunRequest(
         class_files=strategy.class_files,
@@ -151,7 +156,7 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
         kind=data.feed,
         columns=data.columns,
         instrument=data.instrument,
-        params=spec.get("params", {}),
+        params=dict(spec.params),
         cpu_limit_s=ctx.settings.run_cpu_limit_seconds,
     )
     try:
@@ -165,17 +170,17 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
         raise ExecuteFailed(message, base_results) from failure
     progress.update(1)
     base_results["iops"] = round(run.events_per_second, 1)
-    portfolio, metrics = evaluate(data, run, spec.get("baseConfig", {}))
+    portfolio, metrics = evaluate(data, run, spec.base_config)
     results = {**base_results, **result_fields(metrics)}
     if portfolio.trades.count:
-        options = spec.get("equityCurve", {})
+        options = spec.equity_curve
         ts, eq = equity_points(portfolio)
         results["equityCurve"] = build_equity_curve(
             ts,
             eq,
-            resample_to=options.get("resample"),
-            delta=bool(options.get("differential", False)),
-            out_mode=OutMode(options.get("outMode", "ARRAY")),
+            resample_to=options.resample,
+            delta=options.differential,
+            out_mode=OutMode(options.out_mode),
         )
     if run.notices:
         results["notices"] = [
@@ -185,6 +190,6 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
         if len(run.notices) > MAX_NOTICES:
             results["noticesTruncated"] = len(run.notices) - MAX_NOTICES
     progress.update(2)
-    if spec.get("storeSignals"):
-        results.update(_store_signals(ctx, job, run))
+    if spec.store_signals:
+        results.update(_store_signals(ctx, job, spec, run))
     return results

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
+from backtestd.domain.backtests import BaseConfig
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.domain.strategies import StrategyRecord
 from backtestd.domain.sweeps import Objective, SweepRow, SweepSpec
@@ -54,6 +55,7 @@ class _Shard:
             if sweep is None:
                 raise ExecuteFailed(f"sweep {self.sweep_id} no longer exists", {})
             self.spec = SweepSpec.from_json(sweep.spec)
+            self.base_config = BaseConfig.from_wire(self.spec.base_config)
             strategy = StrategyRepository(uow.session).get(self.spec.strategy_id)
         if strategy is None:
             raise ExecuteFailed(f"strategy {self.spec.strategy_id} no longer exists", {})
@@ -98,7 +100,7 @@ class _Shard:
                 error=describe_run_failure(self.strategy, failure)[:2000],
             )
             return Trial(row, 0.0)
-        portfolio, metrics = evaluate(self.data, run, self.spec.base_config, rows)
+        portfolio, metrics = evaluate(self.data, run, self.base_config, rows)
         fields = sweep_row_fields(metrics)
         curve = None
         if keep_curve and portfolio.trades.count:

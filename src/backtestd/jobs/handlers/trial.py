@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.domain.backtests import BaseConfig
 from backtestd.domain.marketdata import DataType, Instrument, column_dtype
 from backtestd.engine.metrics import Metrics, compute_metrics
 from backtestd.engine.portfolio import (
@@ -32,8 +33,6 @@ from backtestd.storage.objects.keys import prepared_column_key, prepared_manifes
 from backtestd.strategy.jvm import RunResult
 
 TICKER_GRID_MS = 60_000
-DEFAULT_FEE = 0.001
-DEFAULT_FUNDING = 100.0
 
 
 class TrialFailed(Exception):
@@ -107,16 +106,15 @@ def load_prepared(ctx: WorkerContext, prepare_id: str, data_type: str) -> Prepar
     )
 
 
-def portfolio_config(base: dict[str, Any], run: RunResult) -> PortfolioConfig:
+def portfolio_config(base: BaseConfig, run: RunResult) -> PortfolioConfig:
     """The portfolio settings of a run: the request's ``baseConfig`` and the strategy's own."""
-    fee = float(base.get("feeRate", DEFAULT_FEE))
     gain = run.percent_gain
     return PortfolioConfig(
-        initial_funding=float(base.get("initialFunding", DEFAULT_FUNDING)),
-        buy_fee_rate=float(base.get("buyFeeRate", fee)),
-        sell_fee_rate=float(base.get("sellFeeRate", fee)),
-        fee_leg=FeeLeg(base.get("feeLeg", "RECEIVED")),
-        percent_amount_to_lock=base.get("percentAmountToLock"),
+        initial_funding=base.initial_funding,
+        buy_fee_rate=base.buy_fee_rate,
+        sell_fee_rate=base.sell_fee_rate,
+        fee_leg=FeeLeg(base.fee_leg),
+        percent_amount_to_lock=base.percent_amount_to_lock,
         mode=ExecutionMode(run.execution_mode or "LONG"),
         percent_gain=gain if gain and math.isfinite(gain) and gain > 0 else None,
         multi_entry=run.multi_entry,
@@ -126,7 +124,7 @@ def portfolio_config(base: dict[str, Any], run: RunResult) -> PortfolioConfig:
 def evaluate(
     data: PreparedData,
     run: RunResult,
-    base_config: dict[str, Any],
+    base_config: BaseConfig,
     rows: tuple[int, int] | None = None,
 ) -> tuple[PortfolioResult, Metrics]:
     """Portfolio and metrics of one run over the whole session, or over rows ``[start, stop)``."""
