@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 from qtsurfer_sdk import AuthenticatedSession
 
+from backtestd.api.schemas.backtests import BacktestJobResult
 from tests.support.server import LiveServer
 
 TERMINAL = ("Completed", "Failed", "Aborted")
@@ -43,6 +44,8 @@ def wait_result(
         assert response.status_code in (200, 202), response.text
         if response.status_code == 200:
             body: dict[str, Any] = response.json()
+            # every 200 body is what /v1/openapi.json documents (extra keys are refused)
+            BacktestJobResult.model_validate(body)
             if body["state"]["status"] in TERMINAL:
                 return body
         else:

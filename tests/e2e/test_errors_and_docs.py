@@ -79,6 +79,11 @@ def test_openapi_uses_wire_names(live_server: LiveServer) -> None:
         schemas["AuthTokenResponse"]["properties"]
     )
     assert "volume24h" in schemas["Instrument"]["properties"]
+    # the backtest result is described field by field, not as a free-form object
+    results = schemas["ExecuteResults"]
+    assert {"strategyId", "instrument", "hostName", "iops"} <= set(results["required"])
+    assert {"pnlTotal", "sharpeRatio", "equityCurve", "signalsUrl"} <= set(results["properties"])
+    assert set(schemas["BacktestJobResult"]["required"]) == {"results", "state"}
     docs = httpx.get(f"{live_server.base_url}/docs")
     assert docs.status_code == 200
     assert "swagger" in docs.text.lower()

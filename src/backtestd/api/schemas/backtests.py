@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
@@ -85,6 +85,77 @@ class CancelBacktestResponse(WireModel):
     jobId: str
 
 
+class BacktestJobState(WireModel):
+    """``state`` of a prepare or execute job (JobState)."""
+
+    contextId: str
+    status: Literal["New", "Started", "Completed", "Failed", "Aborted"]
+    statusDetail: str | None
+    size: int
+    completed: int
+    startTime: str | None
+    endTime: str | None
+    retryable: bool | None = None
+
+
+class EquityPoint(WireModel):
+    timestamp: int
+    equity: float
+
+
+class EquityCurveMeta(WireModel):
+    inputPointCount: int
+    outputPointCount: int
+    resampled: bool
+    differential: bool
+    outMode: Literal["ARRAY", "SHORT"]
+
+
+class EquityCurveResult(WireModel):
+    """``points`` (``ARRAY``) or ``timestamps`` + ``equities`` (``SHORT``), always ``meta``."""
+
+    meta: EquityCurveMeta
+    points: list[EquityPoint] | None = None
+    timestamps: list[int] | None = None
+    equities: list[float] | None = None
+
+
+class ExecuteNotice(WireModel):
+    level: str
+    code: str
+    message: str
+    provenance: Literal["execute"]
+
+
+class ExecuteResults(WireModel):
+    """``results`` (ResultMap): the core is always there; metrics only after at least one
+    trade, signal fields only with ``storeSignals``."""
+
+    strategyId: str = Field(description="execution-context id strategy:<userId>:<strategyId>")
+    instrument: str
+    hostName: str
+    iops: float
+    params: dict[str, ParamValue] | None = None
+    notices: list[ExecuteNotice] | None = None
+    noticesTruncated: int | None = None
+    pnlTotal: float | None = None
+    pnlTotalPercent: float | None = None
+    totalTrades: int | None = None
+    winRate: float | None = None
+    sharpeRatio: float | None = None
+    sortinoRatio: float | None = None
+    cagr: float | None = None
+    maxDrawdown: float | None = None
+    maxDrawdownPercent: float | None = None
+    equityCurve: EquityCurveResult | None = None
+    signalCount: int | None = None
+    signalsId: str | None = None
+    signalsUrl: str | None = None
+    signalsUpload: Literal["Done", "Failed", "Skipped"] | None = None
+    signalsUploadReason: str | None = None
+    signalsUploadedAt: str | None = None
+
+
 class BacktestJobResult(WireModel):
-    results: dict[str, Any]
-    state: dict[str, Any]
+    results: ExecuteResults
+    state: BacktestJobState
