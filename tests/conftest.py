@@ -19,7 +19,7 @@ def service_variables(environ: dict[str, str] | os._Environ[str]) -> list[str]:
     return [name for name in environ if is_service_setting(name)]
 
 
-_JVM_DIRS = ("tests/integration/strategy/", "tests/e2e/")
+_JVM_DIRS = ("tests/integration/strategy/", "tests/integration/services/", "tests/e2e/")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
