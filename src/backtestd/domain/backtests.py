@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 DEFAULT_INITIAL_FUNDING = 100.0
@@ -192,3 +193,80 @@ class ExecuteSpec:
             if limit
             else None,
         )
+
+
+@dataclass(frozen=True)
+class PrepareSpec:
+    """One prepare: which data, over which range, at which cadence (``cadence`` is the one in
+    effect: the request's, or the tier's or the dataset version's default)."""
+
+    exchange: str
+    data_type: str
+    instrument: str
+    start: datetime
+    end: datetime
+    cadence: str
+    cadence_ms: int
+    dataset_id: str | None = None
+    dataset_version_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """What the job row stores and the job id is digested from."""
+        spec: dict[str, Any] = {"exchange": self.exchange, "type": self.data_type}
+        if self.dataset_id is not None:
+            spec["datasetId"] = self.dataset_id
+            spec["datasetVersionId"] = self.dataset_version_id
+        spec.update(
+            {
+                "instrument": self.instrument,
+                "from": self.start.isoformat(),
+                "to": self.end.isoformat(),
+                "cadence": self.cadence,
+                "cadenceMs": self.cadence_ms,
+            }
+        )
+        return spec
+
+    @classmethod
+    def from_json(cls, spec: Mapping[str, Any]) -> PrepareSpec:
+        return cls(
+            exchange=str(spec["exchange"]),
+            data_type=str(spec["type"]),
+            instrument=str(spec["instrument"]),
+            start=datetime.fromisoformat(spec["from"]),
+            end=datetime.fromisoformat(spec["to"]),
+            cadence=str(spec["cadence"]),
+            cadence_ms=int(spec["cadenceMs"]),
+            dataset_id=spec.get("datasetId"),
+            dataset_version_id=spec.get("datasetVersionId"),
+        )
+
+
+@dataclass(frozen=True)
+class PreparedManifest:
+    """What a finished prepare wrote next to its column files, and what every run reads back."""
+
+    job_id: str
+    spec: PrepareSpec
+    instrument: str
+    rows: int
+    columns: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        body = self.spec.to_json()
+        body["instrument"] = self.instrument
+        return {"jobId": self.job_id, **body, "rows": self.rows, "columns": list(self.columns)}
+
+    @classmethod
+    def from_json(cls, body: Mapping[str, Any]) -> PreparedManifest:
+        return cls(
+            job_id=str(body["jobId"]),
+            spec=PrepareSpec.from_json(body),
+            instrument=str(body["instrument"]),
+            rows=int(body["rows"]),
+            columns=tuple(str(c) for c in body["columns"]),
+        )
+
+    def window_ms(self) -> tuple[int, int]:
+        """The prepared range as epoch milliseconds."""
+        return int(self.spec.start.timestamp() * 1000), int(self.spec.end.timestamp() * 1000)

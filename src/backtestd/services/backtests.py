@@ -14,7 +14,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from backtestd.domain.accounts import Principal
-from backtestd.domain.backtests import BaseConfig, EquityCurveOptions, ExecuteSpec, StorageLimit
+from backtestd.domain.backtests import (
+    BaseConfig,
+    EquityCurveOptions,
+    ExecuteSpec,
+    PrepareSpec,
+    StorageLimit,
+)
 from backtestd.domain.canonical import content_id, normalise
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.domain.marketdata import DataType, Instrument
@@ -103,9 +109,7 @@ class BacktestService:
                 ),
                 self._check_range_days,
             )
-            job_id = content_id("prepare", principal.user_id, spec)
-            self._submit(principal, JobKind.PREPARE, exchange_id, data_type, spec, job_id)
-            return job_id, str(spec["cadence"])
+            return self._submit_prepare(principal, spec), spec.cadence
         if not request.instrument:
             raise InvalidInput("'instrument' is required for a managed exchange, e.g. BTC/USDT")
         instrument = self._instrument(exchange_id, request.instrument)
@@ -114,18 +118,15 @@ class BacktestService:
         cadence, cadence_ms = self._cadence(
             principal, data_type, request.cadence, exchange_id, instrument
         )
-        spec = {
-            "exchange": exchange_id,
-            "type": data_type,
-            "instrument": instrument,
-            "from": start.isoformat(),
-            "to": end.isoformat(),
-            "cadence": cadence,
-            "cadenceMs": cadence_ms,
-        }
-        job_id = content_id("prepare", principal.user_id, spec)
-        self._submit(principal, JobKind.PREPARE, exchange_id, data_type, spec, job_id)
-        return job_id, cadence
+        spec = PrepareSpec(exchange_id, data_type, instrument, start, end, cadence, cadence_ms)
+        return self._submit_prepare(principal, spec), cadence
+
+    def _submit_prepare(self, principal: Principal, spec: PrepareSpec) -> str:
+        stored = spec.to_json()
+        job_id = content_id("prepare", principal.user_id, stored)
+        return self._submit(
+            principal, JobKind.PREPARE, spec.exchange, spec.data_type, stored, job_id
+        )
 
     def prepare_state(
         self, principal: Principal, exchange_id: str, data_type: str, job_id: str

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from backtestd.domain.accounts import Principal
+from backtestd.domain.backtests import PrepareSpec
 from backtestd.domain.datasets import RT_CADENCE, DatasetVersion, SessionStatus
 from backtestd.engine.cadence import CADENCE_MS, DEFAULT_CADENCE
 from backtestd.engine.prepare import parse_range_bound
@@ -44,7 +44,7 @@ def dataset_prepare_spec(
     data_type: str,
     request: DatasetPrepare,
     check_range: Callable[[Principal, datetime, datetime], None],
-) -> dict[str, Any]:
+) -> PrepareSpec:
     """Validate a ``user`` prepare and return its job spec (``cadence`` = the one in effect)."""
     if data_type == "funding":
         raise InvalidInput(
@@ -69,17 +69,17 @@ def dataset_prepare_spec(
         raise InvalidInput(f"'to' ({request.to}) must be after 'from' ({request.from_})")
     check_range(principal, start, end)
     cadence, cadence_ms = _cadence(settings, principal, data_type, version, request.cadence)
-    return {
-        "exchange": "user",
-        "type": data_type,
-        "datasetId": version.dataset_id,
-        "datasetVersionId": version.version_id,
-        "instrument": instrument,
-        "from": start.isoformat(),
-        "to": end.isoformat(),
-        "cadence": cadence,
-        "cadenceMs": cadence_ms,
-    }
+    return PrepareSpec(
+        exchange="user",
+        data_type=data_type,
+        instrument=instrument,
+        start=start,
+        end=end,
+        cadence=cadence,
+        cadence_ms=cadence_ms,
+        dataset_id=version.dataset_id,
+        dataset_version_id=version.version_id,
+    )
 
 
 def _bound(name: str, text: str) -> datetime:

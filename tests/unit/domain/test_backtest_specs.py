@@ -113,3 +113,31 @@ def test_equity_curve_options_are_checked() -> None:
         EquityCurveOptions.from_wire({"resample": 1})
     with pytest.raises(ValueError, match="outMode"):
         EquityCurveOptions.from_wire({"outMode": "CSV"})
+
+
+def test_a_prepare_spec_and_its_manifest_read_back_unchanged() -> None:
+    from datetime import UTC, datetime
+
+    from backtestd.domain.backtests import PreparedManifest, PrepareSpec
+
+    managed = PrepareSpec(
+        "sim",
+        "kline",
+        "BTC/USDT",
+        datetime(2026, 1, 1, tzinfo=UTC),
+        datetime(2026, 1, 2, tzinfo=UTC),
+        "1m",
+        60_000,
+    )
+    user = PrepareSpec(
+        "user", "ticker", "ETH/USDT", managed.start, managed.end, "1s", 1_000, "ds1", "v2"
+    )
+    assert PrepareSpec.from_json(managed.to_json()) == managed
+    assert PrepareSpec.from_json(user.to_json()) == user
+    assert "datasetId" not in managed.to_json()
+    assert content_id("prepare", "u", managed.to_json()) != content_id(
+        "prepare", "u", user.to_json()
+    )
+    manifest = PreparedManifest("job1", managed, "BTC/USDT", 1440, ("ts", "closeTs", "close"))
+    assert PreparedManifest.from_json(manifest.to_json()) == manifest
+    assert manifest.window_ms() == (1_767_225_600_000, 1_767_312_000_000)

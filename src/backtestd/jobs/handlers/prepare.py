@@ -8,11 +8,12 @@ Coverage is reported per hour (``hoursWithoutData`` with a rationale).
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import numpy as np
 
+from backtestd.domain.backtests import PreparedManifest, PrepareSpec
 from backtestd.domain.jobs import JobRecord
 from backtestd.domain.marketdata import (
     RUN_COLUMNS,
@@ -68,10 +69,9 @@ def _source_shape(
 def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
     if job.exchange_id == "user":
         return run_dataset_prepare(ctx, job, progress)
-    spec = job.spec
-    start = datetime.fromisoformat(spec["from"])
-    end = datetime.fromisoformat(spec["to"])
-    instrument = Instrument.parse(spec["instrument"])
+    spec = PrepareSpec.from_json(job.spec)
+    start, end = spec.start, spec.end
+    instrument = Instrument.parse(spec.instrument)
     kind = DataType(job.data_type).kind
     last_hour = hour_start(end) if end > hour_start(end) else hour_start(end) - timedelta(hours=1)
     hours = hours_between(start, last_hour + timedelta(hours=1))
@@ -91,7 +91,7 @@ def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
         if clipped.rows:
             frames.append(clipped)
     progress.update(len(hours))
-    cadence_ms = int(spec["cadenceMs"])
+    cadence_ms = spec.cadence_ms
     columns = assemble(job.data_type, frames, cadence_ms)
     first_ts = int(frames[0].columns["ts"][0]) if frames else None
     last_ts = int(frames[-1].columns["ts"][-1]) if frames else None
@@ -122,17 +122,8 @@ def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
             for g in coverage.without_data
         ],
     }
-    manifest = {
-        "jobId": job.job_id,
-        "type": job.data_type,
-        "exchange": job.exchange_id,
-        "instrument": instrument.symbol,
-        "from": spec["from"],
-        "to": spec["to"],
-        "cadence": spec["cadence"],
-        "cadenceMs": cadence_ms,
-        "rows": int(len(columns["ts"])),
-        "columns": list(RUN_COLUMNS[feed]),
-    }
-    ctx.objects.put(prepared_manifest_key(job.job_id), json.dumps(manifest).encode())
+    manifest = PreparedManifest(
+        job.job_id, spec, instrument.symbol, int(len(columns["ts"])), RUN_COLUMNS[feed]
+    )
+    ctx.objects.put(prepared_manifest_key(job.job_id), json.dumps(manifest.to_json()).encode())
     return state

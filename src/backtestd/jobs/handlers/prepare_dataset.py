@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backtestd.datasets.version_file import VersionData, read_version
+from backtestd.domain.backtests import PreparedManifest, PrepareSpec
 from backtestd.domain.datasets import DatasetVersion
 from backtestd.domain.jobs import JobRecord
 from backtestd.domain.marketdata import RUN_COLUMNS, DataType, column_dtype
@@ -98,15 +99,16 @@ def grid_report(ts_ms: np.ndarray, step_ms: int, start: datetime, end: datetime)
 def run_dataset_prepare(
     ctx: WorkerContext, job: JobRecord, progress: JobProgress
 ) -> dict[str, Any]:
-    spec = job.spec
+    spec = PrepareSpec.from_json(job.spec)
+    version_id = str(spec.dataset_version_id)
     with ctx.database.unit_of_work() as uow:
-        version = DatasetRepository(uow.session).version_of(job.user_id, spec["datasetVersionId"])
+        version = DatasetRepository(uow.session).version_of(job.user_id, version_id)
     if version is None:
-        raise JobFailed(f"dataset version {spec['datasetVersionId']} no longer exists")
+        raise JobFailed(f"dataset version {version_id} no longer exists")
     progress.size(1)
-    start, end = datetime.fromisoformat(spec["from"]), datetime.fromisoformat(spec["to"])
+    start, end = spec.start, spec.end
     data = _load(ctx, version, int(start.timestamp() * 1e6), int(end.timestamp() * 1e6))
-    cadence_ms = int(spec["cadenceMs"])
+    cadence_ms = spec.cadence_ms
     columns = feed_columns(data, job.data_type, cadence_ms)
     feed = DataType(job.data_type)
     for name in RUN_COLUMNS[feed]:
@@ -117,24 +119,11 @@ def run_dataset_prepare(
     state: dict[str, Any] = {
         "dataFrom": iso_z(_ms_datetime(int(ts[0]))) if ts.size else None,
         "dataTo": iso_z(_ms_datetime(int(ts[-1]))) if ts.size else None,
-        "cadence": spec["cadence"],
+        "cadence": spec.cadence,
         **grid_report(ts, step, start, end),
     }
-    manifest = {
-        "jobId": job.job_id,
-        "type": job.data_type,
-        "exchange": "user",
-        "instrument": spec["instrument"],
-        "datasetId": version.dataset_id,
-        "datasetVersionId": version.version_id,
-        "from": spec["from"],
-        "to": spec["to"],
-        "cadence": spec["cadence"],
-        "cadenceMs": cadence_ms,
-        "rows": int(ts.size),
-        "columns": list(RUN_COLUMNS[feed]),
-    }
-    ctx.objects.put(prepared_manifest_key(job.job_id), json.dumps(manifest).encode())
+    manifest = PreparedManifest(job.job_id, spec, spec.instrument, int(ts.size), RUN_COLUMNS[feed])
+    ctx.objects.put(prepared_manifest_key(job.job_id), json.dumps(manifest.to_json()).encode())
     progress.update(1)
     return state
 

@@ -10,14 +10,12 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from backtestd.domain.backtests import BaseConfig
+from backtestd.domain.backtests import BaseConfig, PreparedManifest
 from backtestd.domain.marketdata import DataType, Instrument, column_dtype
 from backtestd.engine.metrics import Metrics, compute_metrics
 from backtestd.engine.portfolio import (
@@ -71,18 +69,17 @@ class PreparedData:
         return lo, max(hi, lo + 1)
 
 
-def _manifest(ctx: WorkerContext, prepare_id: str) -> dict[str, Any]:
+def _manifest(ctx: WorkerContext, prepare_id: str) -> PreparedManifest:
     blob = ctx.objects.get(prepared_manifest_key(prepare_id))
     if blob is None:
         raise TrialFailed(f"prepared data of {prepare_id} is missing; prepare again")
-    manifest: dict[str, Any] = json.loads(blob)
-    return manifest
+    return PreparedManifest.from_json(json.loads(blob))
 
 
 def load_prepared(ctx: WorkerContext, prepare_id: str, data_type: str) -> PreparedData:
     manifest = _manifest(ctx, prepare_id)
     paths: dict[str, Path] = {}
-    for name in manifest["columns"]:
+    for name in manifest.columns:
         path = ctx.objects.local_path(prepared_column_key(prepare_id, name))
         if path is None or not path.exists():
             raise TrialFailed(f"prepared column {name} of {prepare_id} is missing")
@@ -91,7 +88,7 @@ def load_prepared(ctx: WorkerContext, prepare_id: str, data_type: str) -> Prepar
     ts_name, px_name = ("closeTs", "close") if feed is DataType.KLINE else ("ts", "last")
     return PreparedData(
         prepare_id=prepare_id,
-        instrument=Instrument.parse(manifest["instrument"]),
+        instrument=Instrument.parse(manifest.instrument),
         feed=feed,
         columns=paths,
         marks_ts=np.fromfile(paths[ts_name], dtype=column_dtype(ts_name)).astype(
@@ -100,9 +97,9 @@ def load_prepared(ctx: WorkerContext, prepare_id: str, data_type: str) -> Prepar
         marks_px=np.fromfile(paths[px_name], dtype=column_dtype(px_name)).astype(
             np.float64, copy=False
         ),
-        from_ms=int(datetime.fromisoformat(manifest["from"]).timestamp() * 1000),
-        to_ms=int(datetime.fromisoformat(manifest["to"]).timestamp() * 1000),
-        grid_step_ms=int(manifest["cadenceMs"]) if feed is DataType.KLINE else TICKER_GRID_MS,
+        from_ms=manifest.window_ms()[0],
+        to_ms=manifest.window_ms()[1],
+        grid_step_ms=manifest.spec.cadence_ms if feed is DataType.KLINE else TICKER_GRID_MS,
     )
 
 
