@@ -59,7 +59,9 @@ class HourWithoutData(WireModel):
     rationale: Literal["low_activity", "pending_conversion", "unknown"]
 
 
-class PrepareJobState(WireModel):
+class BacktestJobState(WireModel):
+    """``state`` of a prepare or execute job (JobState)."""
+
     contextId: str
     status: Literal["New", "Started", "Completed", "Failed", "Aborted"]
     statusDetail: str | None
@@ -68,6 +70,11 @@ class PrepareJobState(WireModel):
     startTime: str | None
     endTime: str | None
     retryable: bool | None = None
+
+
+class PrepareJobState(BacktestJobState):
+    """A prepare's state with its coverage report once it finished."""
+
     dataFrom: str | None = None
     dataTo: str | None = None
     coverageRatio: float | None = None
@@ -83,19 +90,6 @@ class PrepareJobState(WireModel):
 class CancelBacktestResponse(WireModel):
     status: Literal["cancelling"] = "cancelling"
     jobId: str
-
-
-class BacktestJobState(WireModel):
-    """``state`` of a prepare or execute job (JobState)."""
-
-    contextId: str
-    status: Literal["New", "Started", "Completed", "Failed", "Aborted"]
-    statusDetail: str | None
-    size: int
-    completed: int
-    startTime: str | None
-    endTime: str | None
-    retryable: bool | None = None
 
 
 class EquityPoint(WireModel):

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, StrictBool, StrictFloat, StrictInt
 
-from backtestd.api.schemas.backtests import BaseConfig
+from backtestd.api.schemas.backtests import BacktestJobState, BaseConfig
 from backtestd.api.schemas.common import WireModel
 
 AxisValue = StrictBool | StrictInt | StrictFloat
@@ -126,14 +126,7 @@ class WalkForwardResult(WireModel):
     paramDrift: float | None = None
 
 
-class JobState(WireModel):
-    contextId: str
-    status: Literal["New", "Started", "Completed", "Failed", "Aborted"]
-    statusDetail: str | None
-    size: int
-    completed: int
-    startTime: str | None
-    endTime: str | None
+JobState = BacktestJobState
 
 
 class ExecuteSweepResult(WireModel):
