@@ -36,6 +36,18 @@ class BacktestdError(Exception):
         self.retry_after = retry_after
 
 
+class ServiceUnavailable(BacktestdError):
+    """A dependency (the database) cannot be reached right now; the same call may succeed in a
+    few seconds. Nothing was changed: the unit of work rolled back."""
+
+    default_reason = "SERVICE_UNAVAILABLE"
+    default_retryable = True
+
+    def __init__(self, message: str, **kwargs: object) -> None:
+        kwargs.setdefault("retry_after", 5)
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+
+
 class ConfigurationError(BacktestdError):
     """Settings are missing or invalid."""
 

@@ -27,6 +27,7 @@ from backtestd.errors import (
     NotFound,
     PayloadTooLarge,
     PlanRequired,
+    ServiceUnavailable,
     Unauthenticated,
 )
 
@@ -42,6 +43,7 @@ STATUS_BY_ERROR: dict[type[BacktestdError], int] = {
     Conflict: 409,
     PayloadTooLarge: 413,
     LimitExceeded: 429,
+    ServiceUnavailable: 503,
 }
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.errors import ServiceUnavailable
 from backtestd.jobs.context import WorkerContext, build_worker_context, context_for
 from backtestd.jobs.handlers.datasets import run_dataset_import, run_dataset_ingest
 from backtestd.jobs.handlers.execute import run_execute
@@ -64,6 +65,12 @@ def _run(ctx: WorkerContext, job: JobRecord) -> str:
         return _finish(ctx, job_id, JobStatus.ABORTED, "cancelled on request", {})
     except JobFailed as exc:
         return _finish(ctx, job_id, JobStatus.FAILED, str(exc), exc.results)
+    except ServiceUnavailable:
+        # The database went away mid-job: not the job's fault, so not its final answer. The
+        # task errs, the job stays unfinished, and recovery resubmits it once the database
+        # is back (services/job_recovery.py).
+        log.warning("job %s interrupted: the database is unavailable", job_id)
+        raise
     except Exception as exc:
         log.exception("job %s failed", job_id)
         return _finish(ctx, job_id, JobStatus.FAILED, f"internal error: {exc}", {})

@@ -47,9 +47,14 @@ def job_id_of(key: str) -> str:
     return str(key)[len(JOB_KEY_PREFIX) :].split("-", 1)[1].rsplit("-", 1)[0]
 
 
+_PENDING_STATES = frozenset({"released", "waiting", "queued", "no-worker", "processing"})
+"""Task states in which a job will still run; an erred or finished task will not run again."""
+
+
 def _task_keys(dask_scheduler: object) -> list[str]:
-    """Runs on the scheduler: the keys of every task it holds."""
-    return [str(key) for key in dask_scheduler.tasks]  # type: ignore[attr-defined]
+    """Runs on the scheduler: the keys of every task that will still run."""
+    tasks = dask_scheduler.tasks  # type: ignore[attr-defined]
+    return [str(key) for key, task in tasks.items() if task.state in _PENDING_STATES]
 
 
 def dask_security(settings: Settings) -> Security | None:
@@ -114,7 +119,8 @@ class DaskExecutor:
         fire_and_forget(future)
 
     def queued_job_ids(self) -> set[str] | None:
-        """Job ids of every task the scheduler holds, whichever client submitted it."""
+        """Job ids of every task the scheduler will still run, whichever client submitted it
+        (a task that erred, e.g. while the database was down, no longer holds its job)."""
         try:
             keys = self._client.run_on_scheduler(_task_keys)
         except Exception:  # scheduler unreachable: cannot tell, so nothing is resubmitted

@@ -12,7 +12,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
+
+from backtestd.errors import ServiceUnavailable
 
 
 def build_engine(url: str) -> Engine:
@@ -32,6 +35,42 @@ def build_engine(url: str) -> Engine:
 
         return engine
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database could not be reached (not a bad statement)."""
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        text = str(exc.orig if isinstance(exc, DBAPIError) else exc).lower()
+        return any(sign in text for sign in _CONNECTION_SIGNS)
+    return False
+
+
+_CONNECTION_SIGNS = (
+    "connection",
+    "server closed",
+    "terminating",
+    "could not connect",
+    "timeout expired",
+    "the database system is",
+    "ssl syscall",
+    "consuming input failed",
+)
+
+
+def _rollback_quietly(session: Session) -> None:
+    try:
+        session.rollback()
+    except DBAPIError:  # the connection is gone: there is nothing left to roll back
+        session.invalidate()
+
+
+def _close_quietly(session: Session) -> None:
+    try:
+        session.close()
+    except DBAPIError:
+        session.invalidate()
 
 
 class UnitOfWork:
@@ -56,16 +95,25 @@ class Database:
 
     @contextmanager
     def unit_of_work(self) -> Iterator[UnitOfWork]:
+        """One transaction. A lost or refused database connection becomes
+        :class:`~backtestd.errors.ServiceUnavailable` (a 503 at the API): the transaction
+        rolled back, so nothing is half-written, and the pool's pre-ping replaces the dead
+        connections once the database is back."""
         session = self._sessions()
         uow = UnitOfWork(session)
         try:
             yield uow
             session.commit()
-        except BaseException:
-            session.rollback()
+        except BaseException as exc:
+            _rollback_quietly(session)
+            if _connection_lost(exc):
+                raise ServiceUnavailable(
+                    "the database cannot be reached right now; nothing was changed, retry in a "
+                    "few seconds"
+                ) from exc
             raise
         finally:
-            session.close()
+            _close_quietly(session)
         for callback in uow._after_commit:
             callback()
 
