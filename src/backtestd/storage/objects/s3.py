@@ -18,13 +18,17 @@ import os
 import tempfile
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import boto3
 from botocore.config import Config
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as EndpointUnreachable
+
+from backtestd.errors import ServiceUnavailable
 
 _CHUNK = 1 << 20
 _MISSING = {"404", "NoSuchKey", "NotFound"}
@@ -32,6 +36,19 @@ _MISSING = {"404", "NoSuchKey", "NotFound"}
 
 def _missing(exc: ClientError) -> bool:
     return str(exc.response.get("Error", {}).get("Code")) in _MISSING
+
+
+@contextmanager
+def _reachable() -> Iterator[None]:
+    """A store that cannot be reached (down, restarting, network cut) is a 503, not a 500:
+    nothing was written, and the same call may succeed in a few seconds."""
+    try:
+        yield
+    except (EndpointUnreachable, HTTPClientError) as exc:
+        raise ServiceUnavailable(
+            "the object store cannot be reached right now; nothing was changed, retry in a few "
+            "seconds"
+        ) from exc
 
 
 def parse_s3_url(url: str) -> tuple[str, str]:
@@ -81,32 +98,38 @@ class S3ObjectStore:
         return self.prefix + key
 
     def get(self, key: str) -> bytes | None:
-        try:
-            response = self._client.get_object(Bucket=self.bucket, Key=self._key(key))
-        except ClientError as exc:
-            if _missing(exc):
-                return None
-            raise
-        data: bytes = response["Body"].read()
+        with _reachable():
+            try:
+                response = self._client.get_object(Bucket=self.bucket, Key=self._key(key))
+            except ClientError as exc:
+                if _missing(exc):
+                    return None
+                raise
+            data: bytes = response["Body"].read()
         return data
 
     def put(self, key: str, data: bytes) -> None:
-        self._client.put_object(Bucket=self.bucket, Key=self._key(key), Body=data)
+        with _reachable():
+            self._client.put_object(Bucket=self.bucket, Key=self._key(key), Body=data)
 
     def _head(self, key: str) -> dict[str, Any] | None:
-        try:
-            head: dict[str, Any] = self._client.head_object(Bucket=self.bucket, Key=self._key(key))
-        except ClientError as exc:
-            if _missing(exc):
-                return None
-            raise
+        with _reachable():
+            try:
+                head: dict[str, Any] = self._client.head_object(
+                    Bucket=self.bucket, Key=self._key(key)
+                )
+            except ClientError as exc:
+                if _missing(exc):
+                    return None
+                raise
         return head
 
     def exists(self, key: str) -> bool:
         return self._head(key) is not None
 
     def delete(self, key: str) -> None:
-        self._client.delete_object(Bucket=self.bucket, Key=self._key(key))
+        with _reachable():
+            self._client.delete_object(Bucket=self.bucket, Key=self._key(key))
 
     def size(self, key: str) -> int | None:
         head = self._head(key)
@@ -114,14 +137,16 @@ class S3ObjectStore:
 
     def put_file(self, key: str, source: Path) -> None:
         """Multipart for large files; the object appears only when the upload completes."""
-        self._client.upload_file(str(source), self.bucket, self._key(key))
+        with _reachable():
+            self._client.upload_file(str(source), self.bucket, self._key(key))
 
     def iter_range(self, key: str, start: int = 0, end: int | None = None) -> Iterator[bytes]:
         if end is not None and end <= start:
             return
         span = f"bytes={start}-" if end is None else f"bytes={start}-{end - 1}"
-        response = self._client.get_object(Bucket=self.bucket, Key=self._key(key), Range=span)
-        yield from response["Body"].iter_chunks(_CHUNK)
+        with _reachable():
+            response = self._client.get_object(Bucket=self.bucket, Key=self._key(key), Range=span)
+            yield from response["Body"].iter_chunks(_CHUNK)
 
     def local_path(self, key: str) -> Path | None:
         head = self._head(key)
@@ -131,7 +156,8 @@ class S3ObjectStore:
         return self._cache.path_for(key, tag, lambda target: self._download(key, target))
 
     def _download(self, key: str, target: Path) -> None:
-        self._client.download_file(self.bucket, self._key(key), str(target))
+        with _reachable():
+            self._client.download_file(self.bucket, self._key(key), str(target))
 
     def presigned_get(self, key: str, expires_seconds: int) -> str | None:
         url: str = self._client.generate_presigned_url(
