@@ -1,7 +1,8 @@
 """Black-box: the scaled-out deployment, every part its own OS process.
 
 Two ``backtestd serve`` replicas on different ports, one PostgreSQL, an S3-compatible store
-(moto in server mode), an external ``dask scheduler`` and two ``backtestd worker`` processes.
+(moto in server mode), an external ``dask scheduler`` on mutual TLS (refusing unencrypted peers,
+as ``deploy/`` runs it) and two ``backtestd worker`` processes.
 A user registers on one replica and prepares, executes and reads on the other; jobs spread
 over both workers; then a worker is killed with SIGKILL in the middle of work and every job
 still completes once, with the result a healthy run gives.
@@ -25,6 +26,7 @@ from tests.e2e.backtest_helpers import recent_range, wait_prepare, wait_result
 from tests.support.server import BIN, LiveServer, free_port, harness_environment
 from tests.support.services import S3_TEST_CREDENTIALS, s3_server, temporary_postgres_database
 from tests.support.strategies import source
+from tests.support.tls import CertificateAuthority
 
 
 @dataclass
@@ -65,18 +67,27 @@ def _start_worker(env: dict[str, str], root: Path, name: str) -> subprocess.Pope
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     root = tmp_path_factory.mktemp("cluster")
+    authority = CertificateAuthority(root)
+    scheduler_tls, backtestd_tls = authority.issue("scheduler"), authority.issue("backtestd")
     with temporary_postgres_database() as database_url, s3_server() as endpoint:
         port = free_port()
-        scheduler_address = f"tcp://127.0.0.1:{port}"
+        scheduler_address = f"tls://127.0.0.1:{port}"
         dask = Path(sys.executable).with_name("dask")
         with (root / "scheduler.log").open("wb") as out:
             scheduler = subprocess.Popen(
-                [str(dask), "scheduler", "--host", "127.0.0.1", "--port", str(port)]
-                + ["--dashboard-address", ":0"],
+                [str(dask), "scheduler", "--host", "127.0.0.1", "--protocol", "tls"]
+                + ["--port", str(port), "--dashboard-address", ":0"]
+                + ["--tls-ca-file", str(scheduler_tls.ca_file)]
+                + ["--tls-cert", str(scheduler_tls.cert_file)]
+                + ["--tls-key", str(scheduler_tls.key_file)],
                 stdout=out,
                 stderr=subprocess.STDOUT,
+                env={**harness_environment(), "DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True"},
             )
         shared = {
+            "BACKTESTD_DASK_TLS_CA_FILE": str(backtestd_tls.ca_file),
+            "BACKTESTD_DASK_TLS_CERT_FILE": str(backtestd_tls.cert_file),
+            "BACKTESTD_DASK_TLS_KEY_FILE": str(backtestd_tls.key_file),
             **S3_TEST_CREDENTIALS,
             "BACKTESTD_DATABASE_URL": database_url,
             "BACKTESTD_OBJECT_STORE_URL": "s3://backtestd-cluster/objects",
