@@ -189,6 +189,107 @@ def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(cluster: Cluste
     cluster.workers[0] = _start_worker(cluster.env, cluster.root, "worker-0b")
 
 
+BUSY = """\
+import com.wualabs.qtsurfer.engine.core.Ticker;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+import com.wualabs.qtsurfer.engine.strategy.AbstractTickerStrategy;
+
+public class BusyCross extends AbstractTickerStrategy {
+    private double prev = Double.NaN;
+    private long sink;
+    private boolean holding;
+
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
+        indicators.addPrice();
+    }
+
+    @Override
+    public void update(Ticker ticker) {
+        super.update(ticker);
+        for (int i = 0; i < 400_000; i++) {  // seconds of work per run, for the drill
+            sink += (i ^ sink) & 7;
+        }
+        double p = ticker.last();
+        if (!holding && p > prev && sink != 42) {
+            emitBuy(ticker.instrument(), p);
+            holding = true;
+        } else if (holding && p < prev) {
+            emitSell(ticker.instrument(), p);
+            holding = false;
+        }
+        prev = p;
+    }
+}
+"""
+
+
+def test_a_worker_killed_mid_execute_leaves_the_job_to_the_other(cluster: Cluster) -> None:
+    """SIGKILL of a worker while two identical executes (two users) run, one on each worker:
+    the killed one is rescheduled on the survivor and completes once, with exactly the result
+    of the run that was never interrupted."""
+    start, end = recent_range(2, end_hours_ago=80)
+    runs = []
+    for user in ("cluster-liam", "cluster-mona"):
+        session = _session(cluster, 0, cluster.replicas[0].create_key(user, tier="elite"))
+        strategy_id = session.compile_strategy(BUSY).strategy_id
+        prepared = session.prepare(
+            exchange_id="sim", type_="ticker", instrument="BTC/USDT", from_=start, to=end
+        ).job_id
+        assert wait_prepare(session, "sim", "ticker", prepared).status.value == "Completed"
+        runs.append((session, prepared, strategy_id))
+    jobs = [
+        session.execute(
+            exchange_id="sim", type_="ticker", prepare_job_id=prepared, strategy_id=strategy_id
+        ).job_id
+        for session, prepared, strategy_id in runs
+    ]
+    deadline = time.monotonic() + 60
+    states: list[str | None] = []
+    while time.monotonic() < deadline:  # both runs in an engine host, one per worker
+        states = [_job_status(cluster.env["BACKTESTD_DATABASE_URL"], job_id) for job_id in jobs]
+        if states == ["Started", "Started"]:
+            break
+        time.sleep(0.1)
+    assert states == ["Started", "Started"], states
+    time.sleep(1.0)
+    victim = cluster.workers[0]
+    for pid in _worker_pids(victim):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    victim.wait(timeout=20)
+    results = [
+        wait_result(session, "sim", "ticker", job_id, timeout=300)
+        for (session, _, _), job_id in zip(runs, jobs, strict=True)
+    ]
+    assert [r["state"]["status"] for r in results] == ["Completed", "Completed"], results
+    metrics = [
+        {k: v for k, v in r["results"].items() if k not in ("hostName", "iops", "strategyId")}
+        for r in results
+    ]
+    assert metrics[0] == metrics[1]
+    assert metrics[0]["totalTrades"] > 0
+    attempts = _attempts(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
+    assert sorted(attempts) == [1, 2], attempts  # the killed one ran again, nothing ran thrice
+    cluster.workers[0] = _start_worker(cluster.env, cluster.root, "worker-0c")
+
+
+def _job_status(database_url: str, job_id: str) -> str | None:
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            row = connection.execute(
+                sqlalchemy.text("SELECT status FROM jobs WHERE job_id = :id"), {"id": job_id}
+            ).first()
+            return None if row is None else str(row[0])
+    finally:
+        engine.dispose()
+
+
 def _attempts(database_url: str, job_ids: list[str]) -> list[int]:
     import sqlalchemy
 
