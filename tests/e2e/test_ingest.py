@@ -122,3 +122,63 @@ def test_ingest_of_garbage_fails_clearly(live_server: LiveServer, tmp_path: Path
     reserved = live_server.cli("ingest", "--exchange", "sim", str(bad), check=False)
     assert reserved.returncode != 0
     assert "reserved" in reserved.stderr
+
+
+def test_ingest_shows_progress_on_a_terminal_and_keeps_stdout_for_the_report(
+    live_server: LiveServer, tmp_path: Path
+) -> None:
+    """On a terminal, stderr shows which file is being stored and how far; stdout carries
+    only the per-file report a script may read."""
+    import os
+    import pty
+    import subprocess
+
+    from tests.support.server import BIN
+
+    kl = write_klines(
+        tmp_path, _klines(), symbol="ADAUSDT", interval="1m", period="2024-03-05", header=True
+    )
+    main, replica = pty.openpty()
+    try:
+        result = subprocess.run(
+            [str(BIN), "ingest", "--exchange", "binance", str(kl)],
+            stdout=subprocess.PIPE,
+            stderr=replica,
+            env={**live_server.env, "COLUMNS": "120", "TERM": "xterm"},
+            timeout=120,
+            check=False,
+        )
+        os.close(replica)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(main)
+
+    assert result.returncode == 0
+    assert b"storing hours" in shown
+    assert b"3/3" in shown  # three hours of 1m bars
+    report = result.stdout.decode()
+    assert report.startswith(f"{kl.name}: ADA/USDT klines 1m 3 hours, 180 rows")
+    assert "storing" not in report
+
+
+def test_apikey_list_is_a_table_with_the_scopes(live_server: LiveServer) -> None:
+    scoped = (
+        live_server.cli("apikey", "create", "--user", "table-user", "--scope", "backtests:read")
+        .stdout.strip()
+        .splitlines()[-1]
+    )
+    listing = live_server.cli("apikey", "list").stdout
+    header = listing.splitlines()[0].split()
+    assert header == ["KEY", "ID", "USER", "TIER", "SCOPES", "CREATED", "EXPIRES", "STATUS"]
+    row = next(r for r in listing.splitlines() if r.startswith(scoped.split("_")[1]))
+    assert "table-user" in row
+    assert "backtests:read" in row
+    assert row.split()[-1] == "active"

@@ -6,9 +6,10 @@ from datetime import datetime
 from typing import Annotated
 
 import typer
+from rich.table import Table
 
-from backtestd.cli.common import DataDirOption, fail, settings_from
-from backtestd.domain.scopes import parse_scopes
+from backtestd.cli.common import DataDirOption, fail, settings_from, table_console
+from backtestd.domain.scopes import ALL_SCOPES, parse_scopes
 from backtestd.errors import BacktestdError
 from backtestd.services.container import build_services
 
@@ -96,11 +97,28 @@ def list_keys(data_dir: DataDirOption = None) -> None:
         records = services.auth.list_keys()
     finally:
         services.close()
-    typer.echo(f"{'KEY ID':<18} {'USER':<24} {'TIER':<6} {'CREATED':<26} {'EXPIRES':<26} STATUS")
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("KEY ID", "USER", "TIER", "SCOPES", "CREATED", "EXPIRES", "STATUS"):
+        table.add_column(column, no_wrap=True)
     for r in records:
-        status = "revoked" if r.revoked_at else "active"
-        expires = r.expires_at.isoformat() if r.expires_at else "-"
-        typer.echo(
-            f"{r.key_id:<18} {r.user_id:<24} {r.tier:<6} {r.created_at.isoformat():<26} "
-            f"{expires:<26} {status}"
+        table.add_row(
+            r.key_id,
+            r.user_id,
+            r.tier,
+            _scopes_text(r.scopes),
+            f"{r.created_at:%Y-%m-%d %H:%M}",
+            f"{r.expires_at:%Y-%m-%d %H:%M}" if r.expires_at else "-",
+            "revoked" if r.revoked_at else "active",
         )
+    table_console().print(table)
+
+
+def _scopes_text(scopes: object) -> str:
+    """``all``, ``none`` or ``backtests:read,execute datasets:read``."""
+    if not isinstance(scopes, dict):
+        return "all"
+    if not scopes:
+        return "none"
+    if scopes == ALL_SCOPES:
+        return "all"
+    return " ".join(f"{resource}:{','.join(actions)}" for resource, actions in scopes.items())

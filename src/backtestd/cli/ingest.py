@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.progress import TaskID
 
-from backtestd.cli.common import DataDirOption, fail, settings_from
+from backtestd.cli.common import DataDirOption, fail, progress_bar, settings_from
 from backtestd.errors import BacktestdError
 from backtestd.services.container import build_services
 
@@ -26,13 +27,28 @@ def ingest(
     services = build_services(settings_from(data_dir))
     try:
         service = IngestService(services.store)
-        for path in paths:
-            report = service.ingest_file(exchange, path, instrument)
-            typer.echo(
-                f"{path.name}: {report.instrument} {report.kind} "
-                f"{report.hours} hours, {report.rows} rows "
-                f"({report.first_hour:%Y-%m-%dT%H} .. {report.last_hour:%Y-%m-%dT%H})"
-            )
+        with progress_bar() as progress:
+            for path in paths:
+                task = progress.add_task(f"{path.name}: parsing", total=None)
+
+                def stored(
+                    done: int, total: int, task: TaskID = task, name: str = path.name
+                ) -> None:
+                    progress.update(
+                        task,
+                        description=f"{name}: storing hours",
+                        completed=done,
+                        total=total,
+                        refresh=True,
+                    )
+
+                report = service.ingest_file(exchange, path, instrument, stored)
+                progress.remove_task(task)
+                typer.echo(
+                    f"{path.name}: {report.instrument} {report.kind} "
+                    f"{report.hours} hours, {report.rows} rows "
+                    f"({report.first_hour:%Y-%m-%dT%H} .. {report.last_hour:%Y-%m-%dT%H})"
+                )
     except BacktestdError as exc:
         fail(exc.message)
     finally:

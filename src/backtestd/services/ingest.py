@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -29,7 +30,14 @@ class IngestService:
     def __init__(self, store: HourlyStore) -> None:
         self._store = store
 
-    def ingest_file(self, exchange_id: str, path: Path, instrument: str | None) -> IngestReport:
+    def ingest_file(
+        self,
+        exchange_id: str,
+        path: Path,
+        instrument: str | None,
+        on_hour: Callable[[int, int], None] | None = None,
+    ) -> IngestReport:
+        """Store one archive file hour by hour; ``on_hour(done, total)`` follows the writes."""
         if not _EXCHANGE_ID.match(exchange_id):
             raise InvalidInput(
                 f"exchange id {exchange_id!r} is not valid: use 2-32 lower-case letters, digits, "
@@ -48,8 +56,10 @@ class IngestService:
             raise InvalidInput(str(exc)) from exc
         if not parsed.frames:
             raise InvalidInput(f"{path.name} holds no rows")
-        for frame in parsed.frames:
+        for done, frame in enumerate(parsed.frames, 1):
             self._store.write(exchange_id, parsed.instrument, frame, parsed.interval)
+            if on_hour is not None:
+                on_hour(done, len(parsed.frames))
         return IngestReport(
             instrument=parsed.instrument.symbol,
             kind=parsed.kind.value if parsed.interval is None else f"klines {parsed.interval}",
