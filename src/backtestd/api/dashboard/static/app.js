@@ -168,7 +168,7 @@ async function strategiesView() {
       </tbody></table></section>
     <section class="card"><h2>Register a strategy</h2>
       <p class="muted">Java (a class extending a strategy base class) or QTScript (starts with <code>strategy</code>).</p>
-      <textarea id="source" class="code" spellcheck="false"></textarea>
+      <textarea id="source" class="code" spellcheck="false" aria-label="Strategy source"></textarea>
       <p><button id="register">Register</button></p>
       <div id="register-result"></div>
     </section>`;

@@ -1,0 +1,116 @@
+"""Accessibility basics of the dashboard (issue 13): axe-core audits and keyboard use.
+
+Every view is audited with axe-core (shipped in the ``axe-playwright-python`` package, so
+nothing is fetched) in Debian's Chromium against a live server; no view may have a serious or
+critical violation. Signing in works from the keyboard alone.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.server import LiveServer
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+if not Path(CHROMIUM).exists():
+    if os.environ.get("BACKTESTD_REQUIRE_SERVICES") == "1":
+        raise RuntimeError(f"Chromium is required for the dashboard tests ({CHROMIUM} missing)")
+    pytest.skip("Chromium is not installed (apt-get install chromium)", allow_module_level=True)
+
+from axe_playwright_python.sync_playwright import Axe  # noqa: E402
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+
+VIEWS = ("#/account", "#/market", "#/strategies", "#/backtests", "#/sweeps", "#/datasets")
+BLOCKING = ("serious", "critical")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    live = LiveServer(tmp_path_factory.mktemp("dashboard-a11y"))
+    live.start()
+    yield live
+    live.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+def _violations(page: Page) -> list[dict[str, Any]]:
+    violations: list[dict[str, Any]] = Axe().run(page).response["violations"]
+    return violations
+
+
+def _blocking(page: Page) -> list[dict[str, Any]]:
+    return [v for v in _violations(page) if v.get("impact") in BLOCKING]
+
+
+def _describe(violations: list[dict[str, Any]]) -> str:
+    return "; ".join(
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in violations
+    )
+
+
+def test_sign_in_works_from_the_keyboard_and_passes_axe(page: Page, server: LiveServer) -> None:
+    key = server.create_key("a11y-keys", tier="pro")
+    page.goto(server.base_url.removesuffix("/v1") + "/")
+    page.wait_for_selector("#apikey")
+    assert _blocking(page) == [], _describe(_blocking(page))
+
+    for _ in range(10):  # Tab until the key field has focus
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement && document.activeElement.id") == "apikey":
+            break
+    assert page.evaluate("document.activeElement.id") == "apikey"
+    page.keyboard.type(key)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#tier")
+
+
+def test_every_view_has_no_serious_or_critical_axe_violation(
+    page: Page, server: LiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = server.create_key("a11y-views", tier="pro")
+    origin = server.base_url.removesuffix("/v1")
+    page.goto(origin + "/")
+    page.fill("#apikey", key)
+    page.click("#signin button")
+    page.wait_for_selector("#tier")
+    found: dict[str, str] = {}
+    by_impact: Counter[str] = Counter()
+    for view in VIEWS:
+        page.goto(f"{origin}/{view}")
+        page.wait_for_load_state("networkidle")
+        violations = _violations(page)
+        by_impact.update(str(v.get("impact")) for v in violations)
+        blocking = [v for v in violations if v.get("impact") in BLOCKING]
+        if blocking:
+            found[view] = _describe(blocking)
+    with capsys.disabled():  # the audit's figure, for the closing note
+        sys.stdout.write(
+            f"\naxe-core over {len(VIEWS)} views: {dict(by_impact) or 'no'} violations\n"
+        )
+    assert found == {}, found
