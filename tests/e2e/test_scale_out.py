@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 import socket
 import ssl
 import subprocess
@@ -333,3 +334,28 @@ def test_tls_scheduler_refuses_clients_without_a_certificate_from_its_ca(
 
     with Client(address, security=_security(backtestd_files), timeout=20) as client:
         assert client.scheduler_info()["workers"]
+
+
+def test_the_embedded_cluster_refuses_local_clients_without_its_certificate(
+    tmp_path: Path,
+) -> None:
+    """A plain `backtestd serve` (no TLS configured) still runs its own Dask cluster on mutual
+    TLS with throwaway certificates, so another local user cannot `Client.run` code as it."""
+    server = LiveServer(tmp_path / "embedded", extra_env={"BACKTESTD_DASK_WORKERS": "1"})
+    server.start()
+    try:
+        log = server.log_path.read_text()
+        found = re.search(r"Dask LocalCluster at (tls://127\.0\.0\.1:(\d+)) with .*\(TLS\)", log)
+        assert found, log[-2000:]
+        address, port = found.group(1), int(found.group(2))
+        assert _refused(f"tcp://127.0.0.1:{port}", None)
+        intruder = CertificateAuthority(tmp_path, "intruder").issue("intruder")
+        assert _refused(address, _security(intruder))
+        session = auth(server.create_key("embedded-tls"), base_url=server.base_url)
+        start, end = recent_range(1)
+        job = session.prepare(
+            exchange_id="sim", type_="ticker", instrument="BTC/USDT", from_=start, to=end
+        )
+        assert wait_prepare(session, "sim", "ticker", job.job_id).status.value == "Completed"
+    finally:
+        server.stop()

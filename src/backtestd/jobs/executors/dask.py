@@ -91,6 +91,10 @@ class DaskExecutor:
         if settings.dask_scheduler:
             self._client = Client(settings.dask_scheduler, timeout=30, security=security)
         else:
+            # The embedded cluster listens on loopback, where any local user could connect and
+            # run code as this service; so it always speaks mutual TLS, with a throwaway CA and
+            # certificates held in memory by this process and its worker processes only.
+            security = security or Security.temporary()
             workers = settings.dask_workers or (os.cpu_count() or 1)
             self._cluster = LocalCluster(
                 n_workers=workers,
@@ -103,7 +107,8 @@ class DaskExecutor:
                 # starts through their environment, never through the scheduler; serve may have
                 # it from a config file or an explicit setting, not only from its environment.
                 env={"BACKTESTD_DATABASE_URL": settings.database_url},
-                **({"protocol": "tls://", "security": security} if security else {}),
+                protocol="tls://",
+                security=security,
             )
             self._client = Client(self._cluster, security=security)
 
@@ -138,7 +143,10 @@ class DaskExecutor:
     def describe(self) -> str:
         tls = " (TLS)" if self._client.security.require_encryption else ""
         if self._cluster is not None:
-            return f"Dask LocalCluster with {len(self._cluster.workers)} worker processes{tls}"
+            return (
+                f"Dask LocalCluster at {self._cluster.scheduler_address} with "
+                f"{len(self._cluster.workers)} worker processes{tls}"
+            )
         return f"Dask cluster at {self._client.scheduler.address}{tls}"
 
 
