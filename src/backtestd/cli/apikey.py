@@ -11,7 +11,7 @@ from rich.table import Table
 from backtestd.cli.common import DataDirOption, fail, settings_from, table_console
 from backtestd.domain.scopes import ALL_SCOPES, parse_scopes
 from backtestd.errors import BacktestdError
-from backtestd.services.container import build_services
+from backtestd.services.key_admin import key_admin
 
 app = typer.Typer(help="Manage API keys (stored as hashes; a key is shown only once).")
 
@@ -47,14 +47,12 @@ def create(
             fail(f"--expires {expires!r} is not an ISO-8601 date-time")
     settings = settings_from(data_dir)
     fresh = not settings.database_url and not settings.sqlite_path.exists()
-    services = build_services(settings)
     try:
-        record, raw_key = services.auth.create_key(user, tier, expires_at, scopes)
+        with key_admin(settings) as auth:
+            record, raw_key = auth.create_key(user, tier, expires_at, scopes)
     except BacktestdError as exc:
         fail(exc.message)
         return
-    finally:
-        services.close()
     granted = "; ".join(f"{r}:{','.join(a)}" for r, a in record.scopes.items()) or "none"
     typer.echo(
         f"created key {record.key_id} for user {record.user_id} (tier {record.tier}, "
@@ -78,25 +76,20 @@ def revoke(
     data_dir: DataDirOption = None,
 ) -> None:
     """Revoke a key; tokens already issued stay valid until they expire."""
-    services = build_services(settings_from(data_dir))
     try:
-        record = services.auth.revoke_key(key)
+        with key_admin(settings_from(data_dir)) as auth:
+            record = auth.revoke_key(key)
     except BacktestdError as exc:
         fail(exc.message)
         return
-    finally:
-        services.close()
     typer.echo(f"revoked key {record.key_id} of user {record.user_id}")
 
 
 @app.command("list")
 def list_keys(data_dir: DataDirOption = None) -> None:
     """List keys (ids only; the secrets are not stored)."""
-    services = build_services(settings_from(data_dir))
-    try:
-        records = services.auth.list_keys()
-    finally:
-        services.close()
+    with key_admin(settings_from(data_dir)) as auth:
+        records = auth.list_keys()
     table = Table(box=None, pad_edge=False, header_style="bold")
     for column in ("KEY ID", "USER", "TIER", "SCOPES", "CREATED", "EXPIRES", "STATUS"):
         table.add_column(column, no_wrap=True)

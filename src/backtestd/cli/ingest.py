@@ -10,7 +10,6 @@ from rich.progress import TaskID
 
 from backtestd.cli.common import DataDirOption, fail, progress_bar, settings_from
 from backtestd.errors import BacktestdError
-from backtestd.services.container import build_services
 
 
 def ingest(
@@ -22,6 +21,7 @@ def ingest(
     data_dir: DataDirOption = None,
 ) -> None:
     """Read Binance public-archive klines/trades files into the hourly store."""
+    from backtestd.services.container import build_services  # heavy: only when ingesting
     from backtestd.services.ingest import IngestService
 
     services = build_services(settings_from(data_dir))

@@ -12,7 +12,6 @@ import typer
 import uvicorn
 
 from backtestd.cli.common import DataDirOption, fail, settings_from
-from backtestd.services.container import build_services
 
 
 def serve(
@@ -26,6 +25,7 @@ def serve(
 ) -> None:
     """Start the service; migrates the database first."""
     from backtestd.api.app import create_app
+    from backtestd.services.container import build_services
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     settings = settings_from(data_dir, host=host, port=port)
