@@ -19,6 +19,7 @@ import pytest
 from qtsurfer_sdk import AuthenticatedSession, auth
 
 from tests.e2e.backtest_helpers import TERMINAL, call, recent_range, wait_prepare
+from tests.support.attacks import compile_bomb
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -31,25 +32,6 @@ BURNERS = 3
 def _burner(n: int) -> str:
     """A distinct (so separately identified) strategy that spins until its CPU limit."""
     return source("loops_forever.java").replace("LoopsForever", f"LoopsForever{n}")
-
-
-def _bomb(n: int) -> str:
-    """A distinct compile bomb: javac spends its whole CPU budget on it."""
-    expr = "1"
-    for i in range(10):
-        expr = f"k(() -> {expr}, b{i} -> {expr})"
-    return (
-        "import com.wualabs.qtsurfer.engine.core.Ticker;\n"
-        "import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;\n"
-        "import com.wualabs.qtsurfer.engine.strategy.AbstractTickerStrategy;\n"
-        "import java.util.function.*;\n\n"
-        f"public class Bomb{n} extends AbstractTickerStrategy {{\n"
-        "    static <A, B> B k(Supplier<A> a, Function<A, B> f) { return null; }\n"
-        "    @Override\n"
-        "    protected void setupIndicators(InstrumentGroupRTIndicator indicators) {}\n"
-        "    @Override\n    public void update(Ticker ticker) {\n"
-        f"        super.update(ticker);\n        Object o = {expr};\n    }}\n}}\n"
-    )
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +160,10 @@ def test_one_user_cannot_hold_every_engine_host_with_compiles(server: LiveServer
     def bomb(n: int) -> httpx.Response:
         started.set()
         return httpx.post(
-            f"{server.base_url}/strategy", content=_bomb(n).encode(), headers=headers, timeout=120
+            f"{server.base_url}/strategy",
+            content=compile_bomb(f"Bomb{n}").encode(),
+            headers=headers,
+            timeout=120,
         )
 
     with ThreadPoolExecutor(2) as pool:

@@ -18,6 +18,7 @@ import pytest
 from qtsurfer_sdk import AuthenticatedSession, auth
 
 from tests.e2e.backtest_helpers import call, recent_range, wait_prepare, wait_result
+from tests.support.attacks import compile_bomb
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -80,23 +81,6 @@ public class Flood extends AbstractTickerStrategy {
 }
 """
 )
-
-
-def _bomb(depth: int) -> str:
-    """Nested generic lambdas: javac's inference time explodes with ``depth``."""
-    expr = "1"
-    for i in range(depth):
-        expr = f"k(() -> {expr}, b{i} -> {expr})"
-    return (
-        HEADER
-        + "public class Bomb extends AbstractTickerStrategy {\n"
-        + "    static <A, B> B k(Supplier<A> a, Function<A, B> f) { return null; }\n"
-        + "    @Override\n"
-        + "    protected void setupIndicators(InstrumentGroupRTIndicator indicators) {\n"
-        + "        indicators.addPrice();\n    }\n"
-        + "    @Override\n    public void update(Ticker ticker) {\n"
-        + f"        super.update(ticker);\n        Object o = {expr};\n    }}\n}}\n"
-    )
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +197,7 @@ def test_compile_bomb_fails_its_own_registration_in_seconds(
 ) -> None:
     """Point 4: javac gets a CPU budget; the victim right after registers normally."""
     attacker = _session(server, "compile-bomber")
-    bomb = _bomb(10)
+    bomb = compile_bomb()
     assert len(bomb) < 32_768  # what POST /strategy accepts
 
     started = time.monotonic()

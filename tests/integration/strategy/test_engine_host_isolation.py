@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.support.attacks import BOMB_HELPER, bomb_expression
 
 from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.strategy.jvm import (
@@ -92,12 +93,7 @@ def _attack(name: str, body: str, members: str = "") -> str:
 
 
 def _bomb(depth: int) -> str:
-    """A few KB of nested generic lambdas whose type inference is exponential in ``depth``."""
-    expr = "1"
-    for i in range(depth):
-        expr = f"k(() -> {expr}, b{i} -> {expr})"
-    members = "    static <A, B> B k(Supplier<A> a, Function<A, B> f) { return null; }\n"
-    return _attack("Bomb", f"        Object o = {expr};", members)
+    return _attack("Bomb", f"        Object o = {bomb_expression(depth)};", BOMB_HELPER)
 
 
 @pytest.fixture(scope="module")
