@@ -164,6 +164,55 @@ def test_a_sweep_shows_its_leaderboard_and_heatmap(page: Page, server: LiveServe
     page.wait_for_selector("#trial-chart svg")
 
 
+def _prices_csv(rows: int) -> bytes:
+    lines = ["timestamp,close"] + [f"{1_740_000_000 + 60 * i},{100 + i % 7}" for i in range(rows)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_a_dataset_uploads_with_progress_becomes_ready_and_is_deleted(
+    page: Page, server: LiveServer, tmp_path: Path
+) -> None:
+    """The page PUTs the file to the presigned URL itself (as the SDK does), shows the upload
+    progress, waits for the ingest and shows the discovered cadence and gaps."""
+    sign_in(page, server, "dash-ed")
+    page.click("nav >> text=Datasets")
+    page.wait_for_selector("#upload-form")
+    upload = tmp_path / "minutes.csv"
+    upload.write_bytes(_prices_csv(50))
+    page.fill("#upload-form input[name=name]", "minutes")
+    page.set_input_files("#upload-form input[name=file]", str(upload))
+    page.click("#upload-form button")
+    page.wait_for_selector("#upload-status >> text=ready", timeout=120_000)
+    assert page.eval_on_selector("#upload-progress", "p => p.value") == 100
+    assert "50 rows at 1m, 0 gaps" in page.inner_text("#upload-status")
+    row = page.locator("#dataset-table tbody tr", has_text="minutes")
+    assert row.locator(".cadence").inner_text() == "1m"
+    assert "ready" in row.inner_text()
+    page.screenshot(path=str(tmp_path / "datasets.png"))
+    # the same name again: the service's 409 message appears next to the form
+    page.fill("#upload-form input[name=name]", "minutes")
+    page.click("#upload-form button")
+    page.wait_for_selector("#upload-error:not(:empty)")
+    assert "minutes" in page.inner_text("#upload-error")
+    row.locator(".delete-dataset").click()
+    page.wait_for_selector("#dataset-table tbody tr >> text=no datasets yet")
+
+
+def test_a_bad_upload_shows_the_ingest_error_next_to_the_form(
+    page: Page, server: LiveServer, tmp_path: Path
+) -> None:
+    sign_in(page, server, "dash-flo")
+    page.click("nav >> text=Datasets")
+    page.wait_for_selector("#upload-form")
+    upload = tmp_path / "no-close.csv"
+    upload.write_bytes(b"timestamp,price\n1740000000,1\n1740000060,2\n")
+    page.fill("#upload-form input[name=name]", "broken")
+    page.set_input_files("#upload-form input[name=file]", str(upload))
+    page.click("#upload-form button")
+    page.wait_for_selector("#upload-error:not(:empty)", timeout=120_000)
+    assert "close" in page.inner_text("#upload-error")
+
+
 def test_the_api_docs_render_in_a_browser_without_internet(page: Page, server: LiveServer) -> None:
     """Swagger UI (served by the service) renders the OpenAPI 3.1 document FastAPI writes."""
     page.goto(server.base_url + "/docs")

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI
 
 from backtestd.api.body_limit import BodyLimitMiddleware
-from backtestd.api.dashboard import mount_dashboard
+from backtestd.api.dashboard import mount_dashboard, upload_origin
 from backtestd.api.docs import API_DESCRIPTION_VERSION, mount_api_docs, project_version
 from backtestd.api.errors import install_error_handlers
 from backtestd.api.routes import (
@@ -74,7 +74,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         v1.include_router(module.router)
     app.include_router(v1)
     mount_api_docs(app, API_PREFIX)
-    mount_dashboard(app)
+    mount_dashboard(app, upload_origin(settings.object_store_url, settings.s3_endpoint_url))
     install_error_handlers(app)
 
     def cap_for(method: str, path: str) -> int | None:

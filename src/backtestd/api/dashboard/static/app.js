@@ -239,7 +239,7 @@ async function backtestsView() {
       <div><label>Strategy</label><select name="strategy">${strategies.strategies.map((s) => `<option>${esc(s.strategyId)}</option>`).join("")}</select></div>
       <div><label>Params (JSON)</label><input name="params" placeholder='{"fast": 9}'></div>
       <div><button type="submit">Execute</button></div></div><p class="error" id="execute-error"></p></form></section>
-    <section class="card"><h2>Jobs of this tab</h2><table id="job-table"><thead><tr><th>Kind</th><th>Job</th><th>Status</th><th>Progress</th><th>Coverage</th><th></th></tr></thead><tbody></tbody></table></section>`;
+    <section class="card"><h2>Jobs of this tab</h2><table id="job-table"><thead><tr><th>Kind</th><th>Job</th><th>Status</th><th>Progress</th><th>Coverage</th><th>Actions</th></tr></thead><tbody></tbody></table></section>`;
   $("#prepare-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const f = new FormData(e.target);
