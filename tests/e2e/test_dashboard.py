@@ -164,6 +164,29 @@ def test_a_sweep_shows_its_leaderboard_and_heatmap(page: Page, server: LiveServe
     page.wait_for_selector("#trial-chart svg")
 
 
+def test_a_walk_forward_sweep_shows_its_folds_as_a_timeline(
+    page: Page, server: LiveServer, tmp_path: Path
+) -> None:
+    sign_in(page, server, "dash-gus")
+    page.click("nav >> text=Strategies")
+    page.fill("#source", source("ema_cross.java"))
+    page.click("#register")
+    page.wait_for_selector("#new-strategy")
+    page.click("nav >> text=Backtests")
+    page.click("#prepare-form button")
+    page.wait_for_selector("#job-table .status >> text=Completed", timeout=120_000)
+    page.click("nav >> text=Sweeps")
+    page.fill("#sweep-form input[name=folds]", "2")
+    page.click("#sweep-form button")
+    page.wait_for_selector("#sweep-status >> text=COMPLETED", timeout=180_000)
+    page.wait_for_selector("#fold-chart svg")
+    assert page.locator("#fold-chart svg").get_attribute("data-folds") == "2"
+    assert page.locator("#fold-chart rect.is").count() == 2
+    assert page.locator("#fold-chart rect.oos").count() == 2
+    assert "2 of 2 folds" in page.inner_text("#fold-summary")
+    page.screenshot(path=str(tmp_path / "walk-forward.png"))
+
+
 def _prices_csv(rows: int) -> bytes:
     lines = ["timestamp,close"] + [f"{1_740_000_000 + 60 * i},{100 + i % 7}" for i in range(rows)]
     return ("\n".join(lines) + "\n").encode()

@@ -339,6 +339,7 @@ async function sweepsView() {
       <div><label>Sampler</label><select name="sampler"><option>grid</option><option>random</option><option>lhs</option></select></div>
       <div><label>Samples</label><input name="samples" type="number" min="1"></div>
       <div><label>Objective</label><select name="objective"><option>sharpe</option><option>sortino</option><option>pnl</option><option>maxdd</option></select></div>
+      <div><label>Walk-forward folds</label><input name="folds" type="number" min="0" placeholder="none"></div>
       </div><label>Axes (JSON)</label><input name="axes" style="max-width:none" value='{"fast": {"from": 5, "to": 15, "step": 5}, "slow": {"values": [20, 30]}}'>
       <p><button type="submit">Submit sweep</button></p><p class="error" id="sweep-error"></p></form></section>
     <section class="card"><h2>Sweeps of this tab</h2><ul>${sweeps.map((s) => `<li><a href="#/sweep/${esc(s.exchange)}/${esc(s.type)}/${esc(s.request)}/${esc(s.id)}">${esc(s.id)}</a> ${esc(s.label)}</li>`).join("") || '<li class="muted">none yet</li>'}</ul></section>`;
@@ -349,7 +350,9 @@ async function sweepsView() {
     try {
       const sweep = { params: JSON.parse(f.get("axes")), sampler: f.get("sampler"), objective: f.get("objective") };
       if (f.get("samples")) sweep.samples = Number(f.get("samples"));
-      const { data } = await api("POST", `/backtest/${encodeURIComponent(exchange)}/${type}/executeSweep/${request}`, { strategyId: f.get("strategy"), sweep });
+      const body = { strategyId: f.get("strategy"), sweep };
+      if (Number(f.get("folds")) > 0) body.walkForward = { folds: Number(f.get("folds")) };
+      const { data } = await api("POST", `/backtest/${encodeURIComponent(exchange)}/${type}/executeSweep/${request}`, body);
       store.addJob("sweeps", { id: data.sweepId, exchange, type, request, label: `${f.get("strategy")} · ${data.totalRuns} runs` });
       location.hash = `#/sweep/${exchange}/${type}/${request}/${data.sweepId}`;
     } catch (err) { $("#sweep-error").textContent = err.message; }
@@ -362,7 +365,8 @@ async function sweepView(exchange, type, request, id) {
       <div id="sweep-progress"></div><p><button class="danger" id="cancel-sweep">Cancel</button></p></section>
     <section class="card"><h2>Leaderboard</h2><table id="leaderboard"><thead><tr><th>#</th><th>Run</th><th>Params</th><th>Sharpe</th><th>Plateau</th><th>PnL %</th><th>Max DD %</th><th>Trades</th><th>DSR</th></tr></thead><tbody></tbody></table><p id="pbo" class="muted"></p></section>
     <section class="card"><h2>Heatmap</h2><div id="heatmap"></div></section>
-    <section class="card"><h2>Trial equity</h2><div id="trial-chart" class="muted">Click a leaderboard row with a retained curve.</div></section>`;
+    <section class="card"><h2>Trial equity</h2><div id="trial-chart" class="muted">Click a leaderboard row with a retained curve.</div></section>
+    <section class="card" id="walk-forward" hidden><h2>Walk-forward folds</h2><div id="fold-chart"></div><p id="fold-summary" class="muted"></p></section>`;
   $("#cancel-sweep").addEventListener("click", async () => { await api("DELETE", base); toast("cancelling"); });
   for (let i = 0; i < 900 && $("#leaderboard"); i++) {
     const { data } = await api("GET", base);
@@ -378,6 +382,12 @@ async function sweepView(exchange, type, request, id) {
         const [xs, ys] = curveArrays(curve);
         Charts.lineChart($("#trial-chart"), { xs, ys });
       });
+    }
+    if (data.walkForward && data.walkForward.results.length) {
+      $("#walk-forward").hidden = false;
+      Charts.foldTimeline($("#fold-chart"), data.walkForward.results);
+      const wf = data.walkForward;
+      $("#fold-summary").textContent = `${wf.completedFolds} of ${wf.folds} folds, in-sample ${wf.inSamplePct ?? ""} %` + (wf.paramDrift !== undefined && wf.paramDrift !== null ? `, parameter drift ${Number(wf.paramDrift).toFixed(3)}` : "");
     }
     $("#pbo").textContent = data.pbo !== undefined ? `Probability of backtest overfitting: ${(data.pbo * 100).toFixed(1)} % (${data.pboSplits} splits)` : "";
     const { data: sens } = await api("GET", `${base}/sensitivity`);

@@ -134,4 +134,24 @@ function heatmap(container, hm, field) {
   el("text", { x: left, y: h - 6 }, svg).textContent = `${hm.paramA} →   ↓ ${hm.paramB}   (${field})`;
 }
 
-window.Charts = { lineChart, heatmap, drawdownPercent, resampleExtrema };
+// One row per walk-forward fold: the in-sample window, then the out-of-sample window it was
+// judged on, labelled with the winning parameters and the out-of-sample PnL.
+function foldTimeline(container, folds) {
+  container.textContent = "";
+  const w = 900, row = 26, left = 60, right = 260, h = folds.length * row + 30;
+  const svg = el("svg", { viewBox: `0 0 ${w} ${h}`, width: "100%", role: "img", "aria-label": "walk-forward folds" }, container);
+  svg.setAttribute("data-folds", String(folds.length));
+  const t0 = Math.min(...folds.map((f) => f.inSampleFrom)), t1 = Math.max(...folds.map((f) => f.outOfSampleTo));
+  const x = (t) => left + ((t - t0) / Math.max(1, t1 - t0)) * (w - left - right);
+  folds.forEach((f, i) => {
+    const y = 10 + i * row;
+    el("text", { x: 4, y: y + 14 }, svg).textContent = `fold ${f.foldIx}`;
+    el("rect", { x: x(f.inSampleFrom), y, width: Math.max(1, x(f.inSampleTo) - x(f.inSampleFrom)), height: 18, class: "is" }, svg);
+    el("rect", { x: x(f.inSampleTo), y, width: Math.max(1, x(f.outOfSampleTo) - x(f.inSampleTo)), height: 18, class: "oos" }, svg);
+    const pnl = f.outOfSample && f.outOfSample.pnlPct !== undefined ? ` OOS ${fmtNum(f.outOfSample.pnlPct)} %` : "";
+    el("text", { x: w - right + 8, y: y + 14 }, svg).textContent = `${JSON.stringify(f.params)}${pnl}`;
+  });
+  el("text", { x: left, y: h - 4 }, svg).textContent = `${fmtTime(t0)} → ${fmtTime(t1)}   (blue: in-sample, orange: out-of-sample)`;
+}
+
+window.Charts = { lineChart, heatmap, drawdownPercent, resampleExtrema, foldTimeline };
