@@ -213,16 +213,8 @@ def _check_series(ts: I64, values: F64, what: str) -> None:
         raise ValueError(f"{what}: prices must be finite and positive")
 
 
-def _validate(
-    sig_ts: I64, sig_side: I8, sig_price: F64, px_ts: I64, px: F64, span: tuple[int, int, int]
-) -> None:
-    from_ms, to_ms, grid_step_ms = span
-    if to_ms <= from_ms:
-        raise ValueError("the run range [from_ms, to_ms) is empty")
-    if grid_step_ms <= 0:
-        raise ValueError("grid_step_ms must be positive")
+def _validate_signals(sig_ts: I64, sig_side: I8, sig_price: F64) -> None:
     _check_series(sig_ts, sig_price, "signals")
-    _check_series(px_ts, px, "mark prices")
     if sig_side.shape != sig_ts.shape or not bool(np.all((sig_side == BUY) | (sig_side == SELL))):
         raise ValueError("signals: sides must be +1 (buy) or -1 (sell), one per signal")
 
@@ -230,6 +222,40 @@ def _validate(
 def _in_range(ts: I64, from_ms: int, to_ms: int) -> slice:
     lo, hi = np.searchsorted(ts, [from_ms, to_ms], side="left")
     return slice(int(lo), int(hi))
+
+
+@dataclass(frozen=True)
+class Marks:
+    """The mark prices and the equity grid of one run range, checked and cut once.
+
+    Everything :func:`simulate` derives from the marks and the range alone: a sweep shard
+    builds it once (:meth:`cut`) and passes it to :func:`simulate_marks` for every parameter
+    vector, instead of re-checking a million marks and re-building the grid per trial.
+    """
+
+    from_ms: int
+    to_ms: int
+    grid_step_ms: int
+    m_ts: I64
+    m_px: F64
+    grid: I64
+
+    @classmethod
+    def cut(cls, px_ts: I64, px: F64, *, from_ms: int, to_ms: int, grid_step_ms: int) -> Marks:
+        if to_ms <= from_ms:
+            raise ValueError("the run range [from_ms, to_ms) is empty")
+        if grid_step_ms <= 0:
+            raise ValueError("grid_step_ms must be positive")
+        _check_series(px_ts, px, "mark prices")
+        marks = _in_range(px_ts, from_ms, to_ms)
+        return cls(
+            from_ms=from_ms,
+            to_ms=to_ms,
+            grid_step_ms=grid_step_ms,
+            m_ts=np.ascontiguousarray(px_ts[marks], dtype=np.int64),
+            m_px=np.ascontiguousarray(px[marks], dtype=np.float64),
+            grid=grid_timestamps(from_ms, to_ms, grid_step_ms),
+        )
 
 
 def simulate(
@@ -249,6 +275,7 @@ def simulate(
     ``px_ts``/``px`` is the mark price series: ticks, or bar closes for klines. Signals and
     marks outside the range are ignored. ``grid_step_ms`` is the cadence of the equity series
     that the metrics use: the prepared bar cadence for klines, 60 000 for tickers.
+    ``simulate(...)`` is ``simulate_marks(..., Marks.cut(px_ts, px, ...), config)``.
 
     >>> ts = np.array([0, 60_000, 120_000], dtype=np.int64)
     >>> r = simulate(
@@ -260,20 +287,29 @@ def simulate(
     >>> r.trades.count, float(r.trades.pnl[0]), r.equity.tolist()
     (1, 10.0, [100.0, 100.0, 110.0, 110.0])
     """
+    marks = Marks.cut(px_ts, px, from_ms=from_ms, to_ms=to_ms, grid_step_ms=grid_step_ms)
+    return simulate_marks(sig_ts, sig_side, sig_price, marks, config)
+
+
+def simulate_marks(
+    sig_ts: I64,
+    sig_side: I8,
+    sig_price: F64,
+    marks: Marks,
+    config: PortfolioConfig | None = None,
+) -> PortfolioResult:
+    """:func:`simulate` over marks already checked and cut to the run range."""
     cfg = config if config is not None else PortfolioConfig()
-    _validate(sig_ts, sig_side, sig_price, px_ts, px, (from_ms, to_ms, grid_step_ms))
-    sigs = _in_range(sig_ts, from_ms, to_ms)
-    marks = _in_range(px_ts, from_ms, to_ms)
-    m_ts = np.ascontiguousarray(px_ts[marks], dtype=np.int64)
-    m_px = np.ascontiguousarray(px[marks], dtype=np.float64)
+    _validate_signals(sig_ts, sig_side, sig_price)
+    sigs = _in_range(sig_ts, marks.from_ms, marks.to_ms)
     s_ts = np.asarray(sig_ts[sigs], dtype=np.int64)
     tf, ti, n, equity, final_cash, ignored = run_kernel(
         np.ascontiguousarray(s_ts),
         np.ascontiguousarray(sig_side[sigs], dtype=np.int8),
         np.ascontiguousarray(sig_price[sigs], dtype=np.float64),
-        m_ts,
-        m_px,
-        grid := grid_timestamps(from_ms, to_ms, grid_step_ms),
+        marks.m_ts,
+        marks.m_px,
+        grid := marks.grid,
         kernel_config(cfg),
         kernel_mode(cfg),
     )
@@ -292,9 +328,9 @@ def simulate(
     )
     return PortfolioResult(
         config=cfg,
-        from_ms=from_ms,
-        to_ms=to_ms,
-        grid_step_ms=grid_step_ms,
+        from_ms=marks.from_ms,
+        to_ms=marks.to_ms,
+        grid_step_ms=marks.grid_step_ms,
         trades=trades,
         equity_ts=grid,
         equity=equity,

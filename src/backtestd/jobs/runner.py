@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.engine.kernel import warm_up as warm_up_kernels
 from backtestd.errors import ServiceUnavailable
 from backtestd.jobs.context import WorkerContext, build_worker_context, context_for
 from backtestd.jobs.handlers.datasets import run_dataset_import, run_dataset_ingest
@@ -35,6 +36,19 @@ HANDLERS: dict[JobKind, Handler] = {
 def run_job(settings_json: str, job_id: str) -> str:
     """Dask entry point: the worker's context is built once per process."""
     return process_job(context_for(settings_json, build_worker_context), job_id)
+
+
+def warm_worker(settings_json: str) -> None:
+    """Make a fresh worker process ready for its first trial: build its context, start its
+    engine host and load the compiled portfolio and metrics kernels (about 1 s of numba cache
+    loading per process). Called once when a worker joins (``DaskExecutor``); a failure is only
+    logged, since the first job builds whatever is still missing."""
+    try:
+        ctx = context_for(settings_json, build_worker_context)
+        warm_up_kernels()
+        ctx.engines.start()
+    except Exception:
+        log.warning("worker warm-up failed; the first job will pay for it", exc_info=True)
 
 
 def process_job(ctx: WorkerContext, job_id: str) -> str:

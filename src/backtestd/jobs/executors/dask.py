@@ -13,12 +13,14 @@ import asyncio
 import logging
 import os
 import secrets
+import threading
 import uuid
 
 from distributed import Client, LocalCluster, Nanny, fire_and_forget
+from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.security import Security
 
-from backtestd.jobs.runner import run_job
+from backtestd.jobs.runner import run_job, warm_worker
 from backtestd.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -83,6 +85,22 @@ def task_settings_json(settings: Settings) -> str:
     return settings.without_secrets().model_dump_json()
 
 
+class WarmUp(WorkerPlugin):
+    """Warms every worker as it joins (its engine host, the numba kernels: ``warm_worker``), in
+    a background thread so that joining is not delayed; a job arriving meanwhile just waits on
+    the same locks."""
+
+    name = "backtestd-warm-up"
+
+    def __init__(self, settings_json: str) -> None:
+        self.settings_json = settings_json
+
+    def setup(self, worker: object) -> None:
+        threading.Thread(
+            target=warm_worker, args=(self.settings_json,), name="backtestd-warm-up", daemon=True
+        ).start()
+
+
 class DaskExecutor:
     def __init__(self, settings: Settings) -> None:
         self._settings_json = task_settings_json(settings)
@@ -111,6 +129,8 @@ class DaskExecutor:
                 security=security,
             )
             self._client = Client(self._cluster, security=security)
+        if settings.warm_workers:
+            self._client.register_plugin(WarmUp(self._settings_json))
 
     def submit(self, job_id: str, priority: int = 0) -> None:
         future = self._client.submit(

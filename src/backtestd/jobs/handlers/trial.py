@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +21,10 @@ from backtestd.engine.metrics import Metrics, compute_metrics
 from backtestd.engine.portfolio import (
     ExecutionMode,
     FeeLeg,
+    Marks,
     PortfolioConfig,
     PortfolioResult,
-    simulate,
+    simulate_marks,
     trigger_prices,
 )
 from backtestd.jobs.context import WorkerContext
@@ -50,6 +51,7 @@ class PreparedData:
     from_ms: int
     to_ms: int
     grid_step_ms: int
+    _marks: dict[tuple[int, int], Marks] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def rows(self) -> int:
@@ -67,6 +69,24 @@ class PreparedData:
         lo = self.from_ms if start == 0 else int(self.marks_ts[start])
         hi = self.to_ms if stop >= self.rows else int(self.marks_ts[stop])
         return lo, max(hi, lo + 1)
+
+    def marks(self, rows: tuple[int, int] | None) -> Marks:
+        """The marks and equity grid of a window, cut once and shared by the job's trials
+        (the last two windows are kept: a walk-forward fold uses its in- and out-of-sample)."""
+        window = self.window_ms(rows)
+        marks = self._marks.get(window)
+        if marks is None:
+            marks = Marks.cut(
+                self.marks_ts,
+                self.marks_px,
+                from_ms=window[0],
+                to_ms=window[1],
+                grid_step_ms=self.grid_step_ms,
+            )
+            while len(self._marks) >= 2:
+                del self._marks[next(iter(self._marks))]
+            self._marks[window] = marks
+        return marks
 
 
 def _manifest(ctx: WorkerContext, prepare_id: str) -> PreparedManifest:
@@ -126,20 +146,15 @@ def evaluate(
 ) -> tuple[PortfolioResult, Metrics]:
     """Portfolio and metrics of one run over the whole session, or over rows ``[start, stop)``."""
     trading = run.signal_side != 0
-    from_ms, to_ms = data.window_ms(rows)
     sig_ts, sig_px = run.signal_ts[trading], run.signal_price[trading]
     if data.feed is DataType.TICKER:
         # A window close is emitted at the next tick: fill at that tick, not at the stale close.
         sig_px = trigger_prices(sig_ts, sig_px, data.marks_ts, data.marks_px)
-    portfolio = simulate(
+    portfolio = simulate_marks(
         sig_ts,
         run.signal_side[trading],
         sig_px,
-        data.marks_ts,
-        data.marks_px,
-        from_ms=from_ms,
-        to_ms=to_ms,
-        grid_step_ms=data.grid_step_ms,
-        config=portfolio_config(base_config, run),
+        data.marks(rows),
+        portfolio_config(base_config, run),
     )
     return portfolio, compute_metrics(portfolio)

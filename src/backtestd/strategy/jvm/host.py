@@ -20,8 +20,8 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -36,7 +36,7 @@ from backtestd.strategy.jvm.results import (
     RunFailureKind,
     RunResult,
 )
-from backtestd.strategy.jvm.run_request import RunRequest
+from backtestd.strategy.jvm.run_request import ParamValue, RunRequest, param_text
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,13 @@ STOP_POLL_S = 0.2
 """How often a run in flight asks its ``should_stop`` callback."""
 
 HOST_MAIN_CLASS = "com.wualabs.backtestd.host.HostMain"
+
+Params = Mapping[str, ParamValue]
+Outcome = RunResult | RunFailure
+"""One vector's outcome in :meth:`EngineHost.run_many`: its result, or why it failed."""
+
+MAX_BATCH = 256
+"""Most vectors one ``run_batch`` request carries (the host's ``RunService.MAX_BATCH``)."""
 
 # After these the host exits on purpose; the next request gets a fresh JVM.
 _FATAL_KINDS = frozenset({RunFailureKind.LIMIT_EXCEEDED, RunFailureKind.OUT_OF_MEMORY})
@@ -195,9 +202,88 @@ class EngineHost:
         )
         return RunResult.from_answer(answer.header, answer.payloads)
 
+    def run_batch(
+        self,
+        request: RunRequest,
+        vectors: Sequence[Params],
+        should_stop: StopCheck | None = None,
+    ) -> list[Outcome]:
+        """Run ``request`` once per params map of ``vectors`` in one request to the host.
+
+        The columns are mapped and the classes verified once; each vector still runs in its
+        own class loader under the request's CPU and wall limits (each vector on its own). A
+        vector that throws, or breaks a property or an output cap, comes back as its
+        ``RunFailure`` and the others still run. A failure that ends the host (an overrun, out
+        of memory, a crash, a tripwire) or a cancel raises ``RunFailure`` for the whole batch;
+        its ``details["vector"]`` names the culprit when the host knew it. :meth:`run_many`
+        turns that into per-vector outcomes.
+        """
+        if not 0 < len(vectors) <= MAX_BATCH:
+            raise ValueError(f"a batch holds 1 to {MAX_BATCH} vectors, got {len(vectors)}")
+        cpu = request.cpu_limit_s or self.config.run_cpu_limit_s
+        wall = request.wall_limit_s or 2 * cpu + 5
+        header = request.to_header(cpu, wall, self.config.stack_kb)
+        del header["params"]
+        header["op"] = "run_batch"
+        header["vectors"] = [{k: param_text(v) for k, v in p.items()} for p in vectors]
+        answer = self._request(
+            header,
+            len(vectors) * wall + self.config.answer_margin_s,
+            "run",
+            should_stop=should_stop,
+            count=len(vectors),
+        )
+        return batch_outcomes(answer.header, answer.payloads, len(vectors))
+
+    def run_many(
+        self,
+        request: RunRequest,
+        vectors: Sequence[Params],
+        should_stop: StopCheck | None = None,
+    ) -> list[Outcome]:
+        """One outcome per vector, through as few ``run_batch`` requests as the vectors allow.
+
+        When a batch fails as a whole, the vector the host named gets that failure and the
+        others run again in a new batch; without a name (a crash, a tripwire, an older host)
+        each vector runs alone, so a failure only ever lands on the vector that caused it.
+        Only a cancel (``RunFailureKind.CANCELLED``) and ``EngineHostError`` are raised.
+        """
+        outcomes: list[Outcome | None] = [None] * len(vectors)
+        pending = list(range(len(vectors)))
+        while pending:
+            chunk = pending[:MAX_BATCH]
+            try:
+                got = self.run_batch(request, [vectors[i] for i in chunk], should_stop)
+            except RunFailure as failure:
+                if failure.kind is RunFailureKind.CANCELLED:
+                    raise
+                culprit = failure.details.get("vector")
+                if isinstance(culprit, int) and 0 <= culprit < len(chunk):
+                    outcomes[chunk[culprit]] = failure
+                    pending.remove(chunk[culprit])
+                    continue
+                for i in chunk:
+                    outcomes[i] = self._run_alone(request, vectors[i], should_stop)
+                    pending.remove(i)
+                continue
+            for i, outcome in zip(chunk, got, strict=True):
+                outcomes[i] = outcome
+            del pending[: len(chunk)]
+        return [o for o in outcomes if o is not None]
+
+    def _run_alone(
+        self, request: RunRequest, params: Params, should_stop: StopCheck | None
+    ) -> Outcome:
+        try:
+            return self.run(replace(request, params=params), should_stop)
+        except RunFailure as failure:
+            if failure.kind is RunFailureKind.CANCELLED:
+                raise
+            return failure
+
     def ping(self) -> dict[str, Any]:
         """Heap figures and counters of the running host."""
-        answer = self._request({"op": "ping"}, 10.0, "ping", count=False)
+        answer = self._request({"op": "ping"}, 10.0, "ping", count=0)
         return {k: v for k, v in answer.header.items() if k not in ("id", "status")}
 
     # -- internals -----------------------------------------------------------------------------
@@ -262,7 +348,7 @@ class EngineHost:
         timeout: float,
         what: str,
         *,
-        count: bool = True,
+        count: int = 1,
         should_stop: StopCheck | None = None,
     ) -> Message:
         with self._lock:
@@ -289,8 +375,7 @@ class EngineHost:
                 process.stop(self.config.stop_grace_s)
                 self._forget(process)
                 raise EngineHostError(f"engine host answered out of turn: {reply.header!r:.200}")
-            if count:
-                self._requests += 1
+            self._requests += count
             self._after(process, reply)
             return reply
 
@@ -355,3 +440,26 @@ class EngineHost:
         if self._process is process:
             self._process = None
             self._handshake = None
+
+
+def batch_outcomes(
+    header: Mapping[str, Any], payloads: tuple[bytes, ...], expected: int
+) -> list[Outcome]:
+    """The per-vector outcomes of a ``run_batch`` answer (each ok entry owns three payloads)."""
+    entries = header.get("results")
+    if not isinstance(entries, list) or len(entries) != expected:
+        raise EngineHostError(
+            f"engine host answered a batch of {expected} vectors with "
+            f"{len(entries) if isinstance(entries, list) else 'no'} results"
+        )
+    outcomes: list[Outcome] = []
+    at = 0
+    for entry in entries:
+        if entry.get("status") == "ok":
+            outcomes.append(RunResult.from_answer(entry, payloads[at : at + 3]))
+            at += 3
+        else:
+            outcomes.append(RunFailure.from_error(entry.get("error") or {}))
+    if at != len(payloads):
+        raise EngineHostError(f"engine host sent {len(payloads)} payloads for {at // 3} results")
+    return outcomes

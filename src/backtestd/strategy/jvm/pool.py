@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import TracebackType
 
-from backtestd.strategy.jvm.host import EngineHost, HostConfig, StopCheck
+from backtestd.strategy.jvm.host import EngineHost, HostConfig, Outcome, Params, StopCheck
 from backtestd.strategy.jvm.results import CompileResult, EngineHostError, RunResult
 from backtestd.strategy.jvm.run_request import RunRequest
 
@@ -70,6 +70,16 @@ class EnginePool:
     def run(self, request: RunRequest, should_stop: StopCheck | None = None) -> RunResult:
         with self.checkout() as host:
             return host.run(request, should_stop)
+
+    def run_many(
+        self,
+        request: RunRequest,
+        vectors: Sequence[Params],
+        should_stop: StopCheck | None = None,
+    ) -> list[Outcome]:
+        """One outcome per params map, on one host (see :meth:`EngineHost.run_many`)."""
+        with self.checkout() as host:
+            return host.run_many(request, vectors, should_stop)
 
     def close(self) -> None:
         """Stop every host. Hosts checked out at the time stop after their request ends."""

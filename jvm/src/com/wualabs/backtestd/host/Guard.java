@@ -39,6 +39,49 @@ final class Guard {
     /** Per-call limits. */
     record Limits(long cpuNanos, long wallNanos, long stackBytes) {}
 
+    /**
+     * Items run one after another inside one guarded call (the vectors of a batch run): the
+     * limits then apply to each item on its own, counted from its {@link #start}, and an overrun
+     * names the item. An item's failure is described under the same small report budget as a
+     * failed task ({@link #describe}).
+     */
+    static final class Laps {
+        private volatile int index = -1;
+        private volatile long cpuStart;
+        private volatile long wallStart = System.nanoTime();
+        private volatile long reportCpu = -1;
+        private volatile long reportWall = -1;
+
+        /** Called on the worker thread when item {@code i} starts. */
+        void start(int i) {
+            cpuStart = THREADS.getCurrentThreadCpuTime();
+            wallStart = System.nanoTime();
+            index = i;
+        }
+
+        /** CPU the current item has used so far (worker thread only). */
+        long cpuNanos() {
+            return THREADS.getCurrentThreadCpuTime() - cpuStart;
+        }
+
+        int index() {
+            return index;
+        }
+
+        /** The report of what the current item threw, built under the report budget. */
+        HostException describe(String what, Throwable thrown,
+                Function<Throwable, HostException> report) {
+            reportWall = System.nanoTime();
+            reportCpu = THREADS.getCurrentThreadCpuTime();
+            try {
+                return Guard.describe(what, thrown, report);
+            } finally {
+                reportCpu = -1;
+                reportWall = -1;
+            }
+        }
+    }
+
     /** State shared between the worker and the watching thread. */
     private static final class Shared<T> {
         T value;
@@ -62,6 +105,13 @@ final class Guard {
      */
     static <T> Outcome<T> call(String what, Callable<T> task,
             Function<Throwable, HostException> report, Limits limits) throws HostException {
+        return call(what, task, report, limits, null);
+    }
+
+    /** As {@link #call}, with the limits applied to each of {@code laps}' items. */
+    static <T> Outcome<T> call(String what, Callable<T> task,
+            Function<Throwable, HostException> report, Limits limits, Laps laps)
+            throws HostException {
         Shared<T> shared = new Shared<>();
         Thread worker = new Thread(null, () -> {
             try {
@@ -97,7 +147,19 @@ final class Guard {
                         || now - reportWall > REPORT_WALL_NANOS)) {
                     throw reportOverrun(what, cpu, now - wallStart);
                 }
-                if (cpu > limits.cpuNanos() || now - wallStart > limits.wallNanos()) {
+                if (laps != null) {
+                    long lapCpu = cpu - laps.cpuStart;
+                    long lapWall = now - laps.wallStart;
+                    long lapReportCpu = laps.reportCpu;
+                    long lapReportWall = laps.reportWall;
+                    if (lapReportCpu >= 0 && (cpu - lapReportCpu > REPORT_CPU_NANOS
+                            || now - lapReportWall > REPORT_WALL_NANOS)) {
+                        throw reportOverrun(what, cpu, lapWall).with("vector", laps.index);
+                    }
+                    if (lapCpu > limits.cpuNanos() || lapWall > limits.wallNanos()) {
+                        throw overrun(what, limits, lapCpu, lapWall).with("vector", laps.index);
+                    }
+                } else if (cpu > limits.cpuNanos() || now - wallStart > limits.wallNanos()) {
                     throw overrun(what, limits, cpu, now - wallStart);
                 }
             }

@@ -154,6 +154,12 @@ public final class HostMain {
                     runs++;
                     answer(id, checked(wire, "strategy run", a.header()), a.payloads());
                 }
+                case "run_batch" -> {
+                    RunService.Answer a = runner.runBatch(request,
+                            limits(request, DEFAULT_CPU_MS));
+                    runs += ((List<?>) a.header().get("results")).size();
+                    answer(id, checked(wire, "strategy run", a.header()), a.payloads());
+                }
                 case "shutdown" -> {
                     answer(id, new LinkedHashMap<>(), List.of());
                     Runtime.getRuntime().halt(0);

@@ -78,6 +78,98 @@ final class RunService {
         return new Answer(header, outcome.value().payloads());
     }
 
+    /** Most parameter vectors one {@code run_batch} request may carry. */
+    static final int MAX_BATCH = 256;
+
+    /**
+     * The {@code run_batch} request: one {@code run} per entry of {@code vectors} (each a params
+     * map), over columns mapped once and classes verified once, answered together. Each vector
+     * still gets its own class loader and strategy instance, and the limits apply to each vector
+     * on its own ({@link Guard.Laps}). A vector that throws, breaks a property or an output cap
+     * gets an error entry and the next one runs; a failure that leaves the host in doubt (an
+     * overrun, out of memory, a stack overflow) fails the whole request as it fails a run,
+     * naming the vector in {@code vector}. The answer's {@code results} hold one entry per
+     * vector, {@code status} ok (the fields of a run answer) or error ({@code error}); each ok
+     * entry owns the next three payloads.
+     */
+    Answer runBatch(Map<String, Object> req, Guard.Limits limits) throws HostException {
+        Map<String, byte[]> classes = decodeClasses(req.get("class_files"));
+        verify(classes);
+        String mainClass = Requests.string(req, "main_class");
+        if (!classes.containsKey(mainClass)) {
+            throw new HostException(HostException.BAD_REQUEST,
+                    "main class " + mainClass + " is not among the class files");
+        }
+        if (!(req.get("vectors") instanceof List<?> raw) || raw.isEmpty()
+                || raw.size() > MAX_BATCH) {
+            throw new HostException(HostException.BAD_REQUEST,
+                    "vectors must be a list of 1 to " + MAX_BATCH + " params maps");
+        }
+        List<Map<String, String>> vectors = new ArrayList<>();
+        for (Object v : raw) {
+            vectors.add(Requests.stringMap(v));
+        }
+        Instrument instrument = Requests.instrument(req.get("instrument"));
+        ColumnSet columns = ColumnSet.map(Requests.string(req, "kind"),
+                Requests.map(req.get("columns"), "columns"));
+        int[] range = Requests.rows(req.get("rows"), columns.rows);
+        Guard.Laps laps = new Guard.Laps();
+        List<Object> results = new ArrayList<>();
+        List<byte[]> payloads = new ArrayList<>();
+        Guard.Outcome<Object> outcome = Guard.call("strategy run", () -> {
+            for (int i = 0; i < vectors.size(); i++) {
+                laps.start(i);
+                results.add(runOne(classes, mainClass, vectors.get(i), instrument, columns,
+                        range, laps, payloads));
+            }
+            return null;
+        }, thrown -> Failures.classify(thrown, classes.keySet(), "strategy run"), limits, laps);
+        if (outcome.error() != null) {
+            throw outcome.error().with("vector", laps.index());
+        }
+        Map<String, Object> header = new LinkedHashMap<>();
+        header.put("results", results);
+        header.put("cpu_ns", outcome.cpuNanos());
+        return new Answer(header, payloads);
+    }
+
+    /** One vector of a batch, on the guarded worker thread: its answer entry. */
+    private static Map<String, Object> runOne(Map<String, byte[]> classes, String mainClass,
+            Map<String, String> params, Instrument instrument, ColumnSet columns, int[] range,
+            Guard.Laps laps, List<byte[]> payloads) throws HostException {
+        long[] progress = new long[2];
+        Map<String, Object> entry;
+        try {
+            ClassLoader loader = new SandboxClassLoader(classes, HostMain.class.getClassLoader());
+            Class<?> strategy = Class.forName(mainClass, false, loader);
+            StrategyRun run = start(strategy, params, instrument);
+            long t0 = System.nanoTime();
+            try {
+                Feeder.feed(run, columns, range[0], range[1], progress);
+            } finally {
+                progress[1] = System.nanoTime() - t0;
+            }
+            Collected collected = collect(run);
+            entry = collected.header();
+            entry.put("status", "ok");
+            payloads.addAll(collected.payloads());
+        } catch (Throwable thrown) { // the vector's own failure; fatal ones end the batch
+            HostException e = laps.describe("strategy run", thrown,
+                    t -> Failures.classify(t, classes.keySet(), "strategy run"));
+            e.with("events", progress[0]);
+            if (e.fatal()) {
+                throw e;
+            }
+            entry = new LinkedHashMap<>();
+            entry.put("status", "error");
+            entry.put("error", e.toJson());
+        }
+        entry.put("events", progress[0]);
+        entry.put("elapsed_ns", progress[1]);
+        entry.put("cpu_ns", laps.cpuNanos());
+        return entry;
+    }
+
     /** Starts the strategy; a property problem becomes a {@code property_error}. */
     private static StrategyRun start(Class<?> strategy, Map<String, String> params,
             Instrument instrument) throws Exception {

@@ -1,0 +1,224 @@
+"""Batch runs (``run_batch``/``run_many``) against a real JVM: the same signals as one run per
+vector, failures that stay with their vector, the per-vector limits, cancellation."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tests.integration.strategy.test_engine_host_run import MOMENTUM, _expected, _ticks
+
+from backtestd.domain.marketdata import DataType, Instrument
+from backtestd.strategy.jvm import (
+    CompileResult,
+    EngineHost,
+    HostConfig,
+    RunFailure,
+    RunFailureKind,
+    RunRequest,
+    RunResult,
+    locate_engine_jar,
+    write_columns,
+)
+
+pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+
+# Throws once the threshold is the poisoned value, at the first tick: only that vector fails.
+POISONED = MOMENTUM.replace(
+    "        double last = ticker.last();\n",
+    "        double last = ticker.last();\n"
+    "        if (threshold == 0.0042) {\n"
+    '            throw new IllegalStateException("poisoned vector");\n'
+    "        }\n",
+)
+
+# Spins forever for one threshold: that vector overruns its own CPU limit.
+SPINNER = MOMENTUM.replace(
+    "        super.update(ticker);\n",
+    "        super.update(ticker);\n        while (threshold == 0.0042) { prev += 1e-9; }\n",
+)
+
+THRESHOLDS = [0.001, 0.002, 0.0042, 0.003, 0.004]
+
+
+@pytest.fixture(scope="module")
+def host() -> Iterator[EngineHost]:
+    with EngineHost(HostConfig(jar=locate_engine_jar(), heap_mb=256)) as engine:
+        yield engine
+
+
+@pytest.fixture(scope="module")
+def ticks() -> dict[str, np.ndarray]:
+    return _ticks(5_000)
+
+
+@pytest.fixture(scope="module")
+def files(
+    tmp_path_factory: pytest.TempPathFactory, ticks: dict[str, np.ndarray]
+) -> dict[str, Path]:
+    return write_columns(tmp_path_factory.mktemp("ticks"), DataType.TICKER, ticks)
+
+
+def _compiled(host: EngineHost, source: str) -> CompileResult:
+    result = host.compile(source)
+    assert result.ok, [d.render() for d in result.diagnostics]
+    return result
+
+
+def _request(compiled: CompileResult, files: dict[str, Path], **kw: object) -> RunRequest:
+    assert compiled.main_class is not None
+    return RunRequest(
+        class_files=compiled.class_files,
+        main_class=compiled.main_class,
+        kind=DataType.TICKER,
+        columns=files,
+        instrument=Instrument("BTC", "USDT"),
+        **kw,
+    )
+
+
+def _same_run(a: RunResult, b: RunResult) -> None:
+    np.testing.assert_array_equal(a.signal_ts, b.signal_ts)
+    np.testing.assert_array_equal(a.signal_side, b.signal_side)
+    np.testing.assert_array_equal(a.signal_price, b.signal_price)
+    assert (a.events, a.execution_mode, a.multi_entry) == (
+        b.events,
+        b.execution_mode,
+        b.multi_entry,
+    )
+    assert a.info == b.info
+    assert a.notices == b.notices
+
+
+def test_batch_gives_each_vector_the_signals_of_its_own_run(
+    host: EngineHost, files: dict[str, Path], ticks: dict[str, np.ndarray]
+) -> None:
+    compiled = _compiled(host, MOMENTUM)
+    vectors = [{"threshold": t} for t in THRESHOLDS]
+
+    batch = host.run_batch(_request(compiled, files), vectors)
+
+    assert len(batch) == len(vectors)
+    for params, outcome in zip(vectors, batch, strict=True):
+        assert isinstance(outcome, RunResult)
+        _same_run(outcome, host.run(_request(compiled, files, params=params)))
+        assert outcome.signal_ts.tolist() == _expected(ticks, params["threshold"])[0]
+        assert outcome.events == 5_000
+        assert outcome.cpu_ns > 0
+
+
+def test_batch_row_range_applies_to_every_vector(host: EngineHost, files: dict[str, Path]) -> None:
+    compiled = _compiled(host, MOMENTUM)
+    vectors = [{"threshold": 0.001}, {"threshold": 0.002}]
+
+    batch = host.run_batch(_request(compiled, files, rows=(1_000, 3_000)), vectors)
+
+    for params, outcome in zip(vectors, batch, strict=True):
+        assert isinstance(outcome, RunResult)
+        assert outcome.events == 2_000
+        _same_run(outcome, host.run(_request(compiled, files, params=params, rows=(1_000, 3_000))))
+
+
+def test_a_vector_that_throws_fails_alone_and_the_others_complete(
+    host: EngineHost, files: dict[str, Path], ticks: dict[str, np.ndarray]
+) -> None:
+    compiled = _compiled(host, POISONED)
+    pid = host.pid
+
+    batch = host.run_batch(_request(compiled, files), [{"threshold": t} for t in THRESHOLDS])
+
+    failed = batch[THRESHOLDS.index(0.0042)]
+    assert isinstance(failed, RunFailure)
+    assert failed.kind is RunFailureKind.USER_EXCEPTION
+    assert "poisoned vector" in failed.message
+    assert failed.frames
+    assert failed.frames[0].line is not None  # the user's own line
+    for t, outcome in zip(THRESHOLDS, batch, strict=True):
+        if t != 0.0042:
+            assert isinstance(outcome, RunResult)
+            assert outcome.signal_ts.tolist() == _expected(ticks, t)[0]
+    assert host.pid == pid  # an exception is not fatal: the same JVM goes on
+
+
+def test_an_unknown_property_in_one_vector_is_its_property_error(
+    host: EngineHost, files: dict[str, Path]
+) -> None:
+    compiled = _compiled(host, MOMENTUM)
+
+    batch = host.run_batch(_request(compiled, files), [{"threshold": 0.002}, {"nope": 1}])
+
+    assert isinstance(batch[0], RunResult)
+    assert isinstance(batch[1], RunFailure)
+    assert batch[1].kind is RunFailureKind.PROPERTY_ERROR
+    assert batch[1].declared_properties == ("threshold",)
+
+
+def test_a_vector_over_its_cpu_limit_is_named_and_run_many_finishes_the_others(
+    files: dict[str, Path], ticks: dict[str, np.ndarray]
+) -> None:
+    with EngineHost(HostConfig(jar=locate_engine_jar(), heap_mb=128)) as engine:
+        compiled = _compiled(engine, SPINNER)
+        request = _request(compiled, files, cpu_limit_s=1.0)
+        vectors = [{"threshold": t} for t in THRESHOLDS]
+
+        with pytest.raises(RunFailure) as caught:
+            engine.run_batch(request, vectors)
+        assert caught.value.kind is RunFailureKind.LIMIT_EXCEEDED
+        assert caught.value.details["vector"] == THRESHOLDS.index(0.0042)
+
+        outcomes = engine.run_many(request, vectors)
+
+    assert len(outcomes) == len(vectors)
+    for t, outcome in zip(THRESHOLDS, outcomes, strict=True):
+        if t == 0.0042:
+            assert isinstance(outcome, RunFailure)
+            assert outcome.kind is RunFailureKind.LIMIT_EXCEEDED
+            assert "CPU-time limit of 1.0 s" in outcome.message
+        else:
+            assert isinstance(outcome, RunResult)
+            assert outcome.signal_ts.tolist() == _expected(ticks, t)[0]
+
+
+def test_the_cpu_limit_applies_to_each_vector_not_to_the_batch(
+    host: EngineHost, files: dict[str, Path]
+) -> None:
+    compiled = _compiled(host, MOMENTUM)
+    single = host.run(_request(compiled, files, params={"threshold": 0.002}))
+    # A limit a little above one vector's CPU, far below the whole batch's.
+    limit_s = max(0.5, 3 * single.cpu_ns / 1e9)
+    vectors = [{"threshold": 0.002}] * int(4 * limit_s / max(single.cpu_ns / 1e9, 1e-3))
+
+    batch = host.run_batch(_request(compiled, files, cpu_limit_s=limit_s), vectors[:200])
+
+    assert all(isinstance(o, RunResult) for o in batch)
+
+
+def test_cancelling_a_batch_kills_it_at_once_and_the_next_batch_is_unharmed(
+    files: dict[str, Path], ticks: dict[str, np.ndarray]
+) -> None:
+    with EngineHost(HostConfig(jar=locate_engine_jar(), heap_mb=128)) as engine:
+        compiled = _compiled(engine, SPINNER)
+        pid = engine.pid
+        asked_at = time.monotonic() + 0.5
+        started = time.monotonic()
+        with pytest.raises(RunFailure) as caught:
+            engine.run_many(
+                _request(compiled, files, cpu_limit_s=30),
+                [{"threshold": 0.001}, {"threshold": 0.0042}, {"threshold": 0.002}],
+                should_stop=lambda: time.monotonic() >= asked_at,
+            )
+        assert caught.value.kind is RunFailureKind.CANCELLED
+        assert time.monotonic() - started < 2.0  # about a second, far below the 30 s limit
+        assert pid is not None
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+        fresh = _compiled(engine, MOMENTUM)
+        batch = engine.run_batch(_request(fresh, files), [{"threshold": 0.002}])
+        assert isinstance(batch[0], RunResult)
+        assert batch[0].signal_ts.tolist() == _expected(ticks, 0.002)[0]
