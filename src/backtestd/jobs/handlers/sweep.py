@@ -1,10 +1,11 @@
 """Sweep shards: many parameter vectors over one prepared dataset in one warm engine host.
 
-A shard loads the prepared columns and the strategy once, then runs its vectors one after the
-other (params are applied without recompiling), storing each row as it finishes and checking
-for cancellation between vectors. Rows are keyed by ``runIx``, so a retried shard skips the rows
-it already wrote. A vector whose run fails (the strategy threw, or hit a limit) becomes an
-``aborted`` row and the shard goes on. In walk-forward mode a shard is one fold: it runs every
+A shard loads the prepared columns and the strategy once, then runs its vectors in batches of
+``BATCH_VECTORS``, each batch one request to the warm engine host (params are applied without
+recompiling; the host maps the columns once per batch), storing each row as it is evaluated and
+checking for cancellation between batches (a cancel also kills the batch in flight). Rows are
+keyed by ``runIx``, so a retried shard skips the rows it already wrote. A vector whose run fails
+(the strategy threw, or hit a limit) becomes an ``aborted`` row and the shard goes on. In walk-forward mode a shard is one fold: it runs every
 vector on the fold's in-sample window, then its winner on the out-of-sample window.
 """
 
@@ -28,9 +29,14 @@ from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.sweeps import SweepRowRepository
 from backtestd.strategy.failures import describe_run_failure
-from backtestd.strategy.jvm import RunFailure, RunFailureKind, RunRequest
+from backtestd.strategy.jvm import RunFailure, RunFailureKind, RunRequest, RunResult
 from backtestd.sweeps.plan import expand_vectors, retained_count
 from backtestd.sweeps.walkforward import fold_windows
+
+BATCH_VECTORS = 8
+"""Vectors per engine request: one round trip, one column mapping and one class check for all
+of them. A cancel kills the request in flight, so a larger batch only loses more unwritten work
+on cancel, and the host holds the signals of the whole batch until it answers."""
 
 ABORTED_METRICS = Metrics(0.0, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 """What an aborted row carries: the metrics of a run without trades (see docs/sweeps.md)."""
@@ -66,6 +72,42 @@ class _Shard:
             raise ExecuteFailed(str(exc), {}) from exc
         self.vectors = expand_vectors(self.spec)
 
+    def trials(
+        self,
+        batch: list[tuple[int, dict[str, Any]]],
+        rows: tuple[int, int] | None,
+        keep_curve: bool,
+        progress: JobProgress,
+    ) -> list[Trial]:
+        """Run a batch of ``(runIx, params)`` through one engine request, then evaluate each.
+
+        A vector that fails becomes an aborted row; the others are unaffected. A row's
+        ``runtime_ms`` is its share of the engine request plus its own evaluation.
+        """
+        started = time.perf_counter()
+        request = RunRequest(
+            class_files=self.strategy.class_files,
+            main_class=self.strategy.main_class,
+            kind=self.data.feed,
+            columns=self.data.columns,
+            instrument=self.data.instrument,
+            rows=rows,
+            cpu_limit_s=self.ctx.settings.run_cpu_limit_seconds,
+        )
+        try:
+            outcomes = self.ctx.engines.run_many(
+                request, [params for _, params in batch], progress.cancel_requested
+            )
+        except RunFailure as failure:
+            if failure.kind is RunFailureKind.CANCELLED:
+                raise JobCancelled(self.sweep_id) from failure
+            raise
+        engine_s = (time.perf_counter() - started) / len(batch)
+        return [
+            self._trial(run_ix, params, outcome, rows, keep_curve, engine_s)
+            for (run_ix, params), outcome in zip(batch, outcomes, strict=True)
+        ]
+
     def trial(
         self,
         run_ix: int,
@@ -74,22 +116,19 @@ class _Shard:
         keep_curve: bool,
         progress: JobProgress,
     ) -> Trial:
-        started = time.perf_counter()
-        request = RunRequest(
-            class_files=self.strategy.class_files,
-            main_class=self.strategy.main_class,
-            kind=self.data.feed,
-            columns=self.data.columns,
-            instrument=self.data.instrument,
-            params=params,
-            rows=rows,
-            cpu_limit_s=self.ctx.settings.run_cpu_limit_seconds,
-        )
-        try:
-            run = self.ctx.engines.run(request, progress.cancel_requested)
-        except RunFailure as failure:
-            if failure.kind is RunFailureKind.CANCELLED:
-                raise JobCancelled(self.sweep_id) from failure
+        return self.trials([(run_ix, params)], rows, keep_curve, progress)[0]
+
+    def _trial(
+        self,
+        run_ix: int,
+        params: dict[str, Any],
+        outcome: RunResult | RunFailure,
+        rows: tuple[int, int] | None,
+        keep_curve: bool,
+        engine_s: float,
+    ) -> Trial:
+        started = time.perf_counter() - engine_s
+        if isinstance(outcome, RunFailure):
             row = SweepRow(
                 sweep_id=self.sweep_id,
                 run_ix=run_ix,
@@ -97,10 +136,10 @@ class _Shard:
                 metrics=sweep_row_fields(ABORTED_METRICS),
                 aborted=True,
                 runtime_ms=_ms_since(started),
-                error=describe_run_failure(self.strategy, failure)[:2000],
+                error=describe_run_failure(self.strategy, outcome)[:2000],
             )
             return Trial(row, 0.0)
-        portfolio, metrics = evaluate(self.data, run, self.base_config, rows)
+        portfolio, metrics = evaluate(self.data, outcome, self.base_config, rows)
         fields = sweep_row_fields(metrics)
         curve = None
         if keep_curve and portfolio.trades.count:
@@ -145,13 +184,13 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
         ]
     progress.size(stop - start)
     writer = _RowWriter(ctx, shard.sweep_id, progress, len(done))
+    todo = [run_ix for run_ix in range(start, stop) if run_ix not in done]
     try:
-        for run_ix in range(start, stop):
-            if run_ix in done:
-                continue
+        for at in range(0, len(todo), BATCH_VECTORS):
             writer.check_cancel()
-            trial = shard.trial(run_ix, shard.vectors[run_ix], None, keep > 0, progress)
-            writer.add(trial.row, keep_best(shard.spec.objective, kept, trial, keep))
+            batch = [(ix, shard.vectors[ix]) for ix in todo[at : at + BATCH_VECTORS]]
+            for trial in shard.trials(batch, None, keep > 0, progress):
+                writer.add(trial.row, keep_best(shard.spec.objective, kept, trial, keep))
     except JobCancelled:
         writer.flush(update=False)  # finished rows stay readable
         raise
@@ -246,14 +285,15 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> dict[str,
     in_from, in_to, out_to = windows[fold_ix]
     progress.size(len(shard.vectors) + 1)
     best: Trial | None = None
-    for i, params in enumerate(shard.vectors):
+    for at in range(0, len(shard.vectors), BATCH_VECTORS):
         progress.check()
-        trial = shard.trial(i, params, (in_from, in_to), False, progress)
-        if not trial.row.aborted and (
-            best is None or _better(spec.objective, trial.objective_value, best.objective_value)
-        ):
-            best = trial
-        progress.update(i + 1)
+        batch = list(enumerate(shard.vectors))[at : at + BATCH_VECTORS]
+        for trial in shard.trials(batch, (in_from, in_to), False, progress):
+            if not trial.row.aborted and (
+                best is None or _better(spec.objective, trial.objective_value, best.objective_value)
+            ):
+                best = trial
+        progress.update(at + len(batch))
     if best is None:
         raise ExecuteFailed(f"fold {fold_ix}: every in-sample run aborted", {})
     progress.check()

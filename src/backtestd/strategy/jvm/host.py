@@ -258,7 +258,10 @@ class EngineHost:
                 if failure.kind is RunFailureKind.CANCELLED:
                     raise
                 culprit = failure.details.get("vector")
-                if isinstance(culprit, int) and 0 <= culprit < len(chunk):
+                # Out of memory may be the batch's doing (several vectors' results held at
+                # once), not the named vector's: those run alone, as they would in execute.
+                named = failure.kind is not RunFailureKind.OUT_OF_MEMORY
+                if named and isinstance(culprit, int) and 0 <= culprit < len(chunk):
                     outcomes[chunk[culprit]] = failure
                     pending.remove(chunk[culprit])
                     continue
