@@ -13,14 +13,13 @@ import asyncio
 import logging
 import os
 import secrets
-import threading
 import uuid
 
 from distributed import Client, LocalCluster, Nanny, fire_and_forget
-from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.security import Security
 
-from backtestd.jobs.runner import run_job, warm_worker
+from backtestd.jobs.executors.warm import WarmUp
+from backtestd.jobs.runner import run_job
 from backtestd.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -83,22 +82,6 @@ def dask_security(settings: Settings) -> Security | None:
 def task_settings_json(settings: Settings) -> str:
     """What every task carries: the settings with no secret in them."""
     return settings.without_secrets().model_dump_json()
-
-
-class WarmUp(WorkerPlugin):
-    """Warms every worker as it joins (its engine host, the numba kernels: ``warm_worker``), in
-    a background thread so that joining is not delayed; a job arriving meanwhile just waits on
-    the same locks."""
-
-    name = "backtestd-warm-up"
-
-    def __init__(self, settings_json: str) -> None:
-        self.settings_json = settings_json
-
-    def setup(self, worker: object) -> None:
-        threading.Thread(
-            target=warm_worker, args=(self.settings_json,), name="backtestd-warm-up", daemon=True
-        ).start()
 
 
 class DaskExecutor:

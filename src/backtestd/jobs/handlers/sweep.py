@@ -5,8 +5,9 @@ A shard loads the prepared columns and the strategy once, then runs its vectors 
 recompiling; the host maps the columns once per batch), storing each row as it is evaluated and
 checking for cancellation between batches (a cancel also kills the batch in flight). Rows are
 keyed by ``runIx``, so a retried shard skips the rows it already wrote. A vector whose run fails
-(the strategy threw, or hit a limit) becomes an ``aborted`` row and the shard goes on. In walk-forward mode a shard is one fold: it runs every
-vector on the fold's in-sample window, then its winner on the out-of-sample window.
+(the strategy threw, or hit a limit) becomes an ``aborted`` row and the shard goes on. In
+walk-forward mode a shard is one fold: it runs every vector on the fold's in-sample window,
+then its winner on the out-of-sample window.
 """
 
 from __future__ import annotations
