@@ -8,6 +8,11 @@ is COMPLETED). vectorbt runs the same grid on the prepared close prices in the s
 run (``--vbt-fraction`` of the bars, since the full grid needs about 7 GB), when installed
 (``uv sync --group bench --group dev``).
 
+Memory: the peak RSS (``VmHWM``) of the service's processes (the API server, each Dask worker,
+each engine-host JVM) is printed after the sweep; ``--rss-vectors N`` then runs a second grid of
+about N vectors on the same server (slow step shrunk) and prints the peaks again, which must stay
+flat as the number of vectors grows.
+
 Run: ``.venv/bin/python benchmarks/bench_sweep.py [--days 30]``. A script, not a test.
 """
 
@@ -31,6 +36,62 @@ from tests.support.server import LiveServer  # noqa: E402
 from tests.support.strategies import source  # noqa: E402
 
 GRID = {"fast": {"from": 5, "to": 50, "step": 5}, "slow": {"from": 20, "to": 200, "step": 20}}
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return found
+
+
+def peak_rss(root: int) -> dict[str, list[int]]:
+    """Peak RSS (MiB) of ``root`` and its descendants, grouped by process kind."""
+    peaks: dict[str, list[int]] = {}
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        todo += _children(pid)
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        hwm = next(
+            (line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")), ""
+        )
+        if not hwm:
+            continue
+        kind = "server" if pid == root else "engine host" if "HostMain" in cmd else "worker"
+        if "resource_tracker" in cmd:
+            continue
+        peaks.setdefault(kind, []).append(int(hwm) // 1024)
+    return peaks
+
+
+def print_peaks(what: str, root: int) -> None:
+    peaks = peak_rss(root)
+    shown = ", ".join(f"{kind} {sorted(mb)} MiB" for kind, mb in sorted(peaks.items()))
+    print(f"peak RSS {what}: {shown}")
+
+
+def run_sweep(
+    client: httpx.Client, job: str, strategy_id: str, grid: dict[str, Any]
+) -> tuple[float, dict[str, Any], dict[str, Any]]:
+    t0 = time.perf_counter()
+    accepted = client.post(
+        f"/backtest/sim/kline/executeSweep/{job}",
+        json={"strategyId": strategy_id, "sweep": {"params": grid}},
+    ).json()
+    result = poll(
+        client,
+        f"/backtest/sim/kline/executeSweep/{job}/{accepted['sweepId']}?order=natural",
+        lambda b: b["status"] != "RUNNING" and b["progress"]["pendingShards"] == 0,
+    )
+    return time.perf_counter() - t0, accepted, result
 
 
 def poll(client: httpx.Client, path: str, done: Any, interval: float = 0.05) -> dict[str, Any]:
@@ -86,6 +147,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--days", type=int, default=30)
     parser.add_argument("--vbt-fraction", type=float, default=0.1)
+    parser.add_argument(
+        "--rss-vectors",
+        type=int,
+        default=0,
+        help="then run a second grid of about this many vectors and print the peaks again",
+    )
     args = parser.parse_args()
     end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=2)
     with tempfile.TemporaryDirectory() as tmp:
@@ -111,17 +178,7 @@ def main() -> None:
                     lambda b: b["status"] == "Completed",
                 )
                 print(f"prepare {args.days} days of 1 s klines: {time.perf_counter() - t0:.1f} s")
-                t0 = time.perf_counter()
-                accepted = client.post(
-                    f"/backtest/sim/kline/executeSweep/{job}",
-                    json={"strategyId": strategy_id, "sweep": {"params": GRID}},
-                ).json()
-                result = poll(
-                    client,
-                    f"/backtest/sim/kline/executeSweep/{job}/{accepted['sweepId']}?order=natural",
-                    lambda b: b["status"] != "RUNNING" and b["progress"]["pendingShards"] == 0,
-                )
-                seconds = time.perf_counter() - t0
+                seconds, accepted, result = run_sweep(client, job, strategy_id, GRID)
                 rows = result["leaderboard"]
                 per_trial = sorted(r["runtimeMs"] for r in rows)
                 print(
@@ -129,6 +186,15 @@ def main() -> None:
                     f"({accepted['shards']} shards); per trial median "
                     f"{per_trial[len(per_trial) // 2]} ms; status {result['status']}"
                 )
+                assert server.process is not None
+                print_peaks(f"after {len(rows)} vectors", server.process.pid)
+                if args.rss_vectors:
+                    step = max(1, round(180 / max(1, args.rss_vectors // 10 - 1)))
+                    big = {**GRID, "slow": {"from": 20, "to": 200, "step": step}}
+                    seconds, _, result = run_sweep(client, job, strategy_id, big)
+                    n = len(result["leaderboard"])
+                    print(f"second sweep: {n} vectors in {seconds:.2f} s")
+                    print_peaks(f"after {len(rows)} + {n} vectors", server.process.pid)
             close = prepared_close(Path(tmp), job)
             print(f"bars: {close.size}")
         finally:
