@@ -189,35 +189,52 @@ def _take_profit(
                 return
 
 
+_NEVER = 9_223_372_036_854_775_807  # int64 max: no further event
+
+
 @numba.njit(cache=True, nogil=True)
 def _equity_on_grid(
     grid: I64, book_ts: I64, book_f: F64, n_book: int, m_ts: I64, m_px: F64, initial: float
 ) -> F64:
     """Equity at each grid instant: the account after the last fill strictly before it,
-    valued at the last observation (mark or fill; a fill wins a tie) strictly before it."""
-    out = np.empty(grid.shape[0], dtype=np.float64)
+    valued at the last observation (mark or fill; a fill wins a tie) strictly before it.
+
+    The value only changes once the grid passes the next event that matters (the next fill;
+    while a position is open, also the next mark), so each value is computed once and copied
+    to the grid instants up to that event: a flat account costs a copy per instant.
+    """
+    n_grid = grid.shape[0]
+    out = np.empty(n_grid, dtype=np.float64)
     n_marks = m_ts.shape[0]
     im = 0  # marks with ts < t
     jf = 0  # fills with ts < t
-    for g in range(grid.shape[0]):
+    g = 0
+    while g < n_grid:
         t = grid[g]
         while im < n_marks and m_ts[im] < t:
             im += 1
         while jf < n_book and book_ts[jf] < t:
             jf += 1
+        held = 0.0
         if jf == 0:
-            out[g] = initial
-            continue
-        held = book_f[jf - 1, 2]
-        base = book_f[jf - 1, 1]
-        if held == 0.0:
-            out[g] = base
-            continue
-        if im > 0 and m_ts[im - 1] > book_ts[jf - 1]:
-            price = m_px[im - 1]
+            value = initial
         else:
-            price = book_f[jf - 1, 0]
-        out[g] = base + held * price
+            held = book_f[jf - 1, 2]
+            value = book_f[jf - 1, 1]
+            if held != 0.0:
+                if im > 0 and m_ts[im - 1] > book_ts[jf - 1]:
+                    price = m_px[im - 1]
+                else:
+                    price = book_f[jf - 1, 0]
+                value = value + held * price
+        until = book_ts[jf] if jf < n_book else _NEVER
+        if held != 0.0 and im < n_marks and m_ts[im] < until:
+            until = m_ts[im]
+        out[g] = value
+        g += 1
+        while g < n_grid and grid[g] <= until:
+            out[g] = value
+            g += 1
     return out
 
 

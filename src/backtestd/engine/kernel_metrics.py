@@ -31,11 +31,9 @@ def daily_equity(equity: F64, grid: I64, day_ms: int) -> F64:
     days = (grid[n - 1] - start + day_ms - 1) // day_ms  # boundaries strictly before `to` + to
     out = np.empty(days + 1, dtype=np.float64)
     out[0] = equity[0]
-    j = 0
     for k in range(1, days):
-        boundary = start + k * day_ms
-        while j + 1 < n and grid[j + 1] <= boundary:
-            j += 1
+        # the last grid instant at or before the boundary (the grid is sorted, grid[0] = from)
+        j = np.searchsorted(grid, start + k * day_ms, side="right") - 1
         out[k] = equity[j]
     out[days] = equity[n - 1]
     return out
@@ -83,10 +81,15 @@ def equity_stats(equity: F64, grid: I64, day_ms: int) -> tuple[float, float, flo
     peak = -np.inf
     fall_max = 0.0
     pct_max = 0.0
+    prev = np.nan
     for i in range(equity.shape[0]):
         e = equity[i]
+        if e == prev:
+            continue  # the same value again: the same fall, no new maximum
+        prev = e
         if e > peak:
             peak = e
+            continue  # a new peak: no fall
         fall = peak - e
         if fall > fall_max:
             fall_max = fall
