@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import resource
 import sys
 import tempfile
@@ -46,6 +47,48 @@ def _children(pid: int) -> list[int]:
         except OSError:
             pass
     return found
+
+
+def _tree(root: int) -> list[int]:
+    pids, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        pids.append(pid)
+        todo += _children(pid)
+    return pids
+
+
+def _kind(root: int, pid: int) -> str:
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "gone"
+    if pid == root:
+        return "server"
+    return "engine host" if b"HostMain" in cmd else "worker"
+
+
+def cpu_seconds(root: int) -> dict[int, tuple[str, float]]:
+    """User + system CPU seconds of ``root`` and each descendant, by pid."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for pid in _tree(root):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[pid] = (_kind(root, pid), (int(fields[11]) + int(fields[12])) / tick)
+    return out
+
+
+def cpu_used(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> str:
+    """CPU seconds each kind of process used between two ``cpu_seconds`` snapshots."""
+    used: dict[str, float] = {}
+    for pid, (kind, seconds) in after.items():
+        used[kind] = used.get(kind, 0.0) + seconds - before.get(pid, (kind, 0.0))[1]
+    total = sum(used.values())
+    parts = ", ".join(f"{kind} {s:.2f}" for kind, s in sorted(used.items()))
+    return f"{total:.2f} CPU s ({parts})"
 
 
 def peak_rss(root: int) -> dict[str, list[int]]:
@@ -178,7 +221,11 @@ def main() -> None:
                     lambda b: b["status"] == "Completed",
                 )
                 print(f"prepare {args.days} days of 1 s klines: {time.perf_counter() - t0:.1f} s")
+                assert server.process is not None
+                cpu_before = cpu_seconds(server.process.pid)
+                load = os.getloadavg()[0]
                 seconds, accepted, result = run_sweep(client, job, strategy_id, GRID)
+                cpu = cpu_used(cpu_before, cpu_seconds(server.process.pid))
                 rows = result["leaderboard"]
                 per_trial = sorted(r["runtimeMs"] for r in rows)
                 print(
@@ -186,7 +233,7 @@ def main() -> None:
                     f"({accepted['shards']} shards); per trial median "
                     f"{per_trial[len(per_trial) // 2]} ms; status {result['status']}"
                 )
-                assert server.process is not None
+                print(f"  load average at submission {load:.1f}; the service used {cpu}")
                 print_peaks(f"after {len(rows)} vectors", server.process.pid)
                 if args.rss_vectors:
                     step = max(1, round(180 / max(1, args.rss_vectors // 10 - 1)))

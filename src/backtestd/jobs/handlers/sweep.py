@@ -13,7 +13,9 @@ then its winner on the out-of-sample window.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from backtestd.domain.backtests import BaseConfig
@@ -41,6 +43,18 @@ on cancel, and the host holds the signals of the whole batch until it answers.""
 
 ABORTED_METRICS = Metrics(0.0, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 """What an aborted row carries: the metrics of a run without trades (see docs/sweeps.md)."""
+
+
+CurveRule = Callable[[float, int], bool]
+"""Whether a trial with this objective value and ``runIx`` may keep its equity curve."""
+
+
+def _always(value: float, run_ix: int) -> bool:
+    return True
+
+
+def _never(value: float, run_ix: int) -> bool:
+    return False
 
 
 @dataclass(frozen=True)
@@ -77,7 +91,7 @@ class _Shard:
         self,
         batch: list[tuple[int, dict[str, Any]]],
         rows: tuple[int, int] | None,
-        keep_curve: bool,
+        keep_curve: CurveRule,
         progress: JobProgress,
     ) -> list[Trial]:
         """Run a batch of ``(runIx, params)`` through one engine request, then evaluate each.
@@ -114,7 +128,7 @@ class _Shard:
         run_ix: int,
         params: dict[str, Any],
         rows: tuple[int, int] | None,
-        keep_curve: bool,
+        keep_curve: CurveRule,
         progress: JobProgress,
     ) -> Trial:
         return self.trials([(run_ix, params)], rows, keep_curve, progress)[0]
@@ -125,7 +139,7 @@ class _Shard:
         params: dict[str, Any],
         outcome: RunResult | RunFailure,
         rows: tuple[int, int] | None,
-        keep_curve: bool,
+        keep_curve: CurveRule,
         engine_s: float,
     ) -> Trial:
         started = time.perf_counter() - engine_s
@@ -142,8 +156,9 @@ class _Shard:
             return Trial(row, 0.0)
         portfolio, metrics = evaluate(self.data, outcome, self.base_config, rows)
         fields = sweep_row_fields(metrics)
+        value = float(fields[self.spec.objective.row_field])
         curve = None
-        if keep_curve and portfolio.trades.count:
+        if portfolio.trades.count and keep_curve(value, run_ix):
             ts, eq = equity_points(portfolio)
             curve = {"ts": [float(t) for t in ts.tolist()], "eq": eq.tolist()}
         row = SweepRow(
@@ -158,7 +173,7 @@ class _Shard:
             ),
             curve=curve,
         )
-        return Trial(row, float(fields[self.spec.objective.row_field]))
+        return Trial(row, value)
 
 
 def _ms_since(started: float) -> int:
@@ -183,6 +198,7 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
             for r in repo.rows(shard.sweep_id)
             if start <= r.run_ix < stop and r.curve is not None
         ]
+    kept.sort(key=lambda pair: _rank_key(shard.spec.objective, *pair))
     progress.size(stop - start)
     writer = _RowWriter(ctx, shard.sweep_id, progress, len(done))
     todo = [run_ix for run_ix in range(start, stop) if run_ix not in done]
@@ -190,7 +206,8 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
         for at in range(0, len(todo), BATCH_VECTORS):
             writer.check_cancel()
             batch = [(ix, shard.vectors[ix]) for ix in todo[at : at + BATCH_VECTORS]]
-            for trial in shard.trials(batch, None, keep > 0, progress):
+            rule = partial(may_keep, shard.spec.objective, list(kept), keep)
+            for trial in shard.trials(batch, None, rule, progress):
                 writer.add(trial.row, keep_best(shard.spec.objective, kept, trial, keep))
     except JobCancelled:
         writer.flush(update=False)  # finished rows stay readable
@@ -256,6 +273,23 @@ class _RowWriter:
             self._progress.update(self.written)  # raises JobCancelled once a cancel is requested
 
 
+def _rank_key(objective: Objective, value: float, run_ix: int) -> tuple[float, int]:
+    return (-value if objective.higher_is_better else value, run_ix)
+
+
+def may_keep(
+    objective: Objective, kept: list[tuple[float, int]], keep: int, value: float, run_ix: int
+) -> bool:
+    """Whether a trial would enter the shard's best ``keep`` (``kept``, best first): only then
+    is its curve built (a curve of many trades is large, and most would be dropped at once)."""
+    if keep <= 0:
+        return False
+    if len(kept) < keep:
+        return True
+    worst = kept[-1]
+    return _rank_key(objective, value, run_ix) < _rank_key(objective, *worst)
+
+
 def keep_best(
     objective: Objective, kept: list[tuple[float, int]], trial: Trial, keep: int
 ) -> list[int]:
@@ -267,7 +301,7 @@ def keep_best(
     if trial.row.curve is None:
         return []
     kept.append((trial.objective_value, trial.row.run_ix))
-    kept.sort(key=lambda pair: (-pair[0] if objective.higher_is_better else pair[0], pair[1]))
+    kept.sort(key=lambda pair: _rank_key(objective, *pair))
     dropped = [ix for _, ix in kept[keep:]]
     del kept[keep:]
     return dropped
@@ -289,7 +323,7 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> dict[str,
     for at in range(0, len(shard.vectors), BATCH_VECTORS):
         progress.check()
         batch = list(enumerate(shard.vectors))[at : at + BATCH_VECTORS]
-        for trial in shard.trials(batch, (in_from, in_to), False, progress):
+        for trial in shard.trials(batch, (in_from, in_to), _never, progress):
             if not trial.row.aborted and (
                 best is None or _better(spec.objective, trial.objective_value, best.objective_value)
             ):
@@ -298,7 +332,7 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> dict[str,
     if best is None:
         raise ExecuteFailed(f"fold {fold_ix}: every in-sample run aborted", {})
     progress.check()
-    oos = shard.trial(fold_ix, best.row.params, (in_to, out_to), True, progress)
+    oos = shard.trial(fold_ix, best.row.params, (in_to, out_to), _always, progress)
     fold = {
         "foldIx": fold_ix,
         "inSampleFrom": in_from,
