@@ -234,6 +234,18 @@ def main() -> None:
                     f"{per_trial[len(per_trial) // 2]} ms; status {result['status']}"
                 )
                 print(f"  load average at submission {load:.1f}; the service used {cpu}")
+                path = f"/backtest/sim/kline/executeSweep/{job}/{accepted['sweepId']}?order=natural"
+                server_cpu = cpu_seconds(server.process.pid)[server.process.pid][1]
+                latencies = []
+                for _ in range(10):
+                    t0 = time.perf_counter()
+                    client.get(path).raise_for_status()
+                    latencies.append(time.perf_counter() - t0)
+                server_cpu = cpu_seconds(server.process.pid)[server.process.pid][1] - server_cpu
+                print(
+                    f"  reading the finished sweep: median {sorted(latencies)[5] * 1000:.0f} ms "
+                    f"per GET, {server_cpu / 10 * 1000:.0f} ms of server CPU each"
+                )
                 print_peaks(f"after {len(rows)} vectors", server.process.pid)
                 if args.rss_vectors:
                     step = max(1, round(180 / max(1, args.rss_vectors // 10 - 1)))
