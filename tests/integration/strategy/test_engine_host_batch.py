@@ -222,3 +222,57 @@ def test_cancelling_a_batch_kills_it_at_once_and_the_next_batch_is_unharmed(
         batch = engine.run_batch(_request(fresh, files), [{"threshold": 0.002}])
         assert isinstance(batch[0], RunResult)
         assert batch[0].signal_ts.tolist() == _expected(ticks, 0.002)[0]
+
+
+# About 7 M characters of info fields per run (1,000 signals of a 7,000-character string).
+CHATTY = """\
+package demo;
+
+import com.wualabs.qtsurfer.engine.core.Ticker;
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+import com.wualabs.qtsurfer.engine.strategy.AbstractTickerStrategy;
+import com.wualabs.qtsurfer.engine.strategy.StrategyProperty;
+
+public class Chatty extends AbstractTickerStrategy {
+    @StrategyProperty(name = "tag", description = "tag", defaultValue = "0")
+    private int tag = 0;
+    private int seen;
+    private final String text = "x".repeat(7_000);
+
+    @Override
+    public boolean acceptInstrument(Instrument instrument) {
+        return true;
+    }
+
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
+    }
+
+    @Override
+    public void update(Ticker ticker) {
+        super.update(ticker);
+        seen++;
+        if (seen % 5 == 0) {
+            emitSignal(createInfoStrategySignal(ticker.instrument()).set("t", tag).set("s", text));
+        }
+    }
+}
+"""
+
+
+def test_a_batch_past_its_output_budget_answers_early_and_run_many_sends_the_rest(
+    host: EngineHost, files: dict[str, Path]
+) -> None:
+    compiled = _compiled(host, CHATTY)
+    vectors = [{"tag": t} for t in range(7)]
+
+    early = host.run_batch(_request(compiled, files), vectors)
+    outcomes = host.run_many(_request(compiled, files), vectors)
+
+    assert len(early) == 5  # 4 x 7 M characters are below the 32 MiB budget, 5 are past it
+    assert len(outcomes) == 7
+    for t, outcome in enumerate(outcomes):
+        assert isinstance(outcome, RunResult)
+        assert outcome.signal_count == 1_000
+        assert outcome.info[0]["t"] == t

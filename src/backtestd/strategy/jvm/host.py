@@ -215,8 +215,9 @@ class EngineHost:
         vector that throws, or breaks a property or an output cap, comes back as its
         ``RunFailure`` and the others still run. A failure that ends the host (an overrun, out
         of memory, a crash, a tripwire) or a cancel raises ``RunFailure`` for the whole batch;
-        its ``details["vector"]`` names the culprit when the host knew it. :meth:`run_many`
-        turns that into per-vector outcomes.
+        its ``details["vector"]`` names the culprit when the host knew it. Once the batch's
+        output passes the host's budget (32 MiB) the answer covers only the first vectors.
+        :meth:`run_many` turns all of that into one outcome per vector.
         """
         if not 0 < len(vectors) <= MAX_BATCH:
             raise ValueError(f"a batch holds 1 to {MAX_BATCH} vectors, got {len(vectors)}")
@@ -269,9 +270,9 @@ class EngineHost:
                     outcomes[i] = self._run_alone(request, vectors[i], should_stop)
                     pending.remove(i)
                 continue
-            for i, outcome in zip(chunk, got, strict=True):
+            for i, outcome in zip(chunk, got, strict=False):  # fewer: output budget reached
                 outcomes[i] = outcome
-            del pending[: len(chunk)]
+            del pending[: len(got)]
         return [o for o in outcomes if o is not None]
 
     def _run_alone(
@@ -448,9 +449,10 @@ class EngineHost:
 def batch_outcomes(
     header: Mapping[str, Any], payloads: tuple[bytes, ...], expected: int
 ) -> list[Outcome]:
-    """The per-vector outcomes of a ``run_batch`` answer (each ok entry owns three payloads)."""
+    """The per-vector outcomes of a ``run_batch`` answer (each ok entry owns three payloads):
+    one per vector, or fewer when the batch stopped at its output budget."""
     entries = header.get("results")
-    if not isinstance(entries, list) or len(entries) != expected:
+    if not isinstance(entries, list) or not 0 < len(entries) <= expected:
         raise EngineHostError(
             f"engine host answered a batch of {expected} vectors with "
             f"{len(entries) if isinstance(entries, list) else 'no'} results"

@@ -40,7 +40,7 @@ final class RunService {
     record Answer(Map<String, Object> header, List<byte[]> payloads) {}
 
     /** What the worker thread hands back. */
-    private record Collected(Map<String, Object> header, List<byte[]> payloads) {}
+    private record Collected(Map<String, Object> header, List<byte[]> payloads, long infoChars) {}
 
     Answer run(Map<String, Object> req, Guard.Limits limits) throws HostException {
         Map<String, byte[]> classes = decodeClasses(req.get("class_files"));
@@ -80,6 +80,12 @@ final class RunService {
 
     /** Most parameter vectors one {@code run_batch} request may carry. */
     static final int MAX_BATCH = 256;
+    /**
+     * Output (payload bytes plus info characters) after which a batch answers with the vectors it
+     * has run so far: a batch answer stays within one run's bound plus this, and the client sends
+     * the rest again.
+     */
+    static final long BATCH_OUTPUT_BUDGET = 32L << 20;
 
     /**
      * The {@code run_batch} request: one {@code run} per entry of {@code vectors} (each a params
@@ -89,8 +95,9 @@ final class RunService {
      * gets an error entry and the next one runs; a failure that leaves the host in doubt (an
      * overrun, out of memory, a stack overflow) fails the whole request as it fails a run,
      * naming the vector in {@code vector}. The answer's {@code results} hold one entry per
-     * vector, {@code status} ok (the fields of a run answer) or error ({@code error}); each ok
-     * entry owns the next three payloads.
+     * vector run, {@code status} ok (the fields of a run answer) or error ({@code error}); each
+     * ok entry owns the next three payloads. Once the output passes {@link #BATCH_OUTPUT_BUDGET}
+     * the answer holds only the vectors run so far (at least one).
      */
     Answer runBatch(Map<String, Object> req, Guard.Limits limits) throws HostException {
         Map<String, byte[]> classes = decodeClasses(req.get("class_files"));
@@ -116,11 +123,12 @@ final class RunService {
         Guard.Laps laps = new Guard.Laps();
         List<Object> results = new ArrayList<>();
         List<byte[]> payloads = new ArrayList<>();
+        long[] output = new long[1];
         Guard.Outcome<Object> outcome = Guard.call("strategy run", () -> {
-            for (int i = 0; i < vectors.size(); i++) {
+            for (int i = 0; i < vectors.size() && output[0] < BATCH_OUTPUT_BUDGET; i++) {
                 laps.start(i);
                 results.add(runOne(classes, mainClass, vectors.get(i), instrument, columns,
-                        range, laps, payloads));
+                        range, laps, payloads, output));
             }
             return null;
         }, thrown -> Failures.classify(thrown, classes.keySet(), "strategy run"), limits, laps);
@@ -136,7 +144,7 @@ final class RunService {
     /** One vector of a batch, on the guarded worker thread: its answer entry. */
     private static Map<String, Object> runOne(Map<String, byte[]> classes, String mainClass,
             Map<String, String> params, Instrument instrument, ColumnSet columns, int[] range,
-            Guard.Laps laps, List<byte[]> payloads) throws HostException {
+            Guard.Laps laps, List<byte[]> payloads, long[] output) throws HostException {
         long[] progress = new long[2];
         Map<String, Object> entry;
         try {
@@ -153,6 +161,10 @@ final class RunService {
             entry = collected.header();
             entry.put("status", "ok");
             payloads.addAll(collected.payloads());
+            output[0] += collected.infoChars();
+            for (byte[] payload : collected.payloads()) {
+                output[0] += payload.length;
+            }
         } catch (Throwable thrown) { // the vector's own failure; fatal ones end the batch
             HostException e = laps.describe("strategy run", thrown,
                     t -> Failures.classify(t, classes.keySet(), "strategy run"));
@@ -229,7 +241,8 @@ final class RunService {
         priceBytes.asDoubleBuffer().put(price, 0, n);
         byte[] sideBytes = new byte[n];
         System.arraycopy(side, 0, sideBytes, 0, n);
-        return new Collected(header, List.of(tsBytes.array(), sideBytes, priceBytes.array()));
+        return new Collected(header, List.of(tsBytes.array(), sideBytes, priceBytes.array()),
+                json.used());
     }
 
     private static Map<String, byte[]> decodeClasses(Object value) throws HostException {
