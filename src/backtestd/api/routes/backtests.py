@@ -18,9 +18,8 @@ from backtestd.api.schemas.backtests import (
     PrepareRequest,
 )
 from backtestd.api.schemas.common import ResponseError
-from backtestd.domain.jobs import JobRecord, JobStatus
-from backtestd.domain.timefmt import iso_z
 from backtestd.services.backtests import ExecuteInput, PrepareInput
+from backtestd.services.job_views import job_state
 
 router = APIRouter(tags=["backtesting"], responses={401: {"model": ResponseError}})
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -29,25 +28,6 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     429: {"model": ResponseError},
 }
 BASE = "/backtest/{exchangeId}/{type}"
-RETRYABLE_DETAILS = ("internal error", "the engine host died")
-
-
-def job_state(job: JobRecord) -> dict[str, Any]:
-    instrument = str(job.spec.get("instrument", "")).lower()
-    return {
-        "contextId": f"jctx:{job.data_type}:{job.user_id}:{job.exchange_id}:{job.job_id}"
-        + (f":{instrument}" if instrument else ""),
-        "status": job.status.value,
-        "statusDetail": job.status_detail,
-        "size": job.size,
-        "completed": job.completed,
-        "startTime": iso_z(job.start_time),
-        "endTime": iso_z(job.end_time),
-        # A failure of the service itself (not of the strategy or the request) may succeed
-        # when submitted again; nothing else would.
-        "retryable": job.status is JobStatus.FAILED
-        and (job.status_detail or "").startswith(RETRYABLE_DETAILS),
-    }
 
 
 @router.post(
