@@ -55,7 +55,7 @@ async function datasetsView() {
     try {
       await api("DELETE", `/datasets/${encodeURIComponent(id)}`);
       datasetsView();
-    } catch (err) { $("#dataset-list-error").textContent = err.message; }
+    } catch (err) { showError("#dataset-list-error", err); }
   });
 }
 
@@ -94,7 +94,7 @@ async function uploadDataset(form) {
     status.textContent = `ready: ${v.rows} rows at ${v.cadence}, ${v.gaps} gaps`;
     await refreshDatasetTable();
   } catch (err) {
-    error.textContent = err.message;
+    showError(error, err);
     status.textContent = "";
   }
 }
@@ -117,7 +117,7 @@ async function importDataset(form) {
     status.textContent = `ready: ${state.version.rows} rows at ${state.version.cadence}`;
     await refreshDatasetTable();
   } catch (err) {
-    error.textContent = err.message;
+    showError(error, err);
     status.textContent = "";
   }
 }
