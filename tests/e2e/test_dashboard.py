@@ -11,6 +11,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.support.server import LiveServer
@@ -173,7 +174,9 @@ def test_compile_errors_are_shown_at_their_line_and_a_strategy_registers(
     page.wait_for_selector("#code")
 
 
-def test_prepare_execute_and_read_the_result_with_charts(page: Page, server: LiveServer) -> None:
+def test_prepare_execute_and_read_the_result_with_charts_signals_and_markers(
+    page: Page, server: LiveServer, tmp_path: Path
+) -> None:
     sign_in(page, server, "dash-cy")
     page.click("nav >> text=Strategies")
     page.fill("#source", source("ema_cross.java"))
@@ -183,6 +186,7 @@ def test_prepare_execute_and_read_the_result_with_charts(page: Page, server: Liv
     page.click("#prepare-form button")
     page.wait_for_selector("#job-table .status >> text=Completed", timeout=120_000)
     assert "%" in page.inner_text("#job-table .coverage")
+    page.check("#execute-form input[name=storeSignals]")
     page.click("#execute-form button")
     page.wait_for_selector("#result-state", timeout=120_000)
     assert page.inner_text("#result-state") == "Completed"
@@ -199,6 +203,59 @@ def test_prepare_execute_and_read_the_result_with_charts(page: Page, server: Liv
     page.mouse.up()
     zoomed = int(equity.get_attribute("data-drawn") or 0)
     assert zoomed < trades + 1  # a zoomed window shows part of the curve
+    # the stored signals: a table, a CSV download with every row, markers on the price
+    page.wait_for_selector("#signals-table tbody tr td")
+    signals = int(page.inner_text("#signal-count"))
+    assert signals > 0
+    assert page.locator("#signals-table tbody tr").count() == min(signals, 500)
+    with page.expect_download() as download_info:
+        page.click("#signals-csv")
+    download = download_info.value
+    assert download.suggested_filename.startswith("signals_")
+    lines = Path(download.path()).read_text().splitlines()
+    assert lines[0] == "ts,side,price,info"
+    assert len(lines) == 1 + signals
+    buys = sum(1 for line in lines[1:] if line.split(",")[1] == "1")
+    page.wait_for_selector("#price-chart svg", timeout=60_000)
+    price = page.locator("#price-chart svg")
+    assert int(price.get_attribute("data-points") or 0) > 100  # prices of the window
+    assert price.locator("circle.buy").count() == buys
+    assert price.locator("circle.sell").count() == signals - buys
+    page.screenshot(path=str(tmp_path / "result.png"), full_page=True)
+
+
+def test_market_data_charts_one_hour_inside_the_coverage_with_its_downloads(
+    page: Page, server: LiveServer, tmp_path: Path
+) -> None:
+    sign_in(page, server, "dash-ivy")
+    page.click("nav >> text=Market data")
+    page.wait_for_selector("#instrument-table tbody tr")
+    page.select_option("#hour-form select[name=instrument]", "ETH/USDT")
+    assert "tickers of ETH/USDT" in page.inner_text("#hour-coverage")
+    day = page.input_value("#hour-form input[name=day]")
+    assert page.get_attribute("#hour-form input[name=day]", "max") == day  # the latest hour
+    page.click("#hour-form button")
+    page.wait_for_selector("#hour-chart svg", timeout=60_000)
+    hour = f"{day}T{page.input_value('#hour-form select[name=hour]')}"
+    links = page.locator("#hour-downloads a")
+    assert links.count() == 3
+    hrefs = [links.nth(i).get_attribute("href") or "" for i in range(3)]
+    assert all(f"hour={hour}" in h for h in hrefs)
+    assert [h.rsplit("format=", 1)[1] for h in hrefs] == ["lastra", "parquet", "csv"]
+    rows = httpx.get(server.base_url.removesuffix("/v1") + hrefs[2]).text.strip().splitlines()
+    assert page.locator("#hour-chart svg").get_attribute("data-points") == str(len(rows) - 1)
+    page.screenshot(path=str(tmp_path / "market-hour.png"), full_page=True)
+    # klines of the same hour, then an hour after the coverage: refused next to the form
+    page.select_option("#hour-form select[name=kind]", "klines")
+    page.click("#hour-form button")
+    page.wait_for_function(
+        "document.querySelector('#hour-chart svg') && "
+        "document.querySelector('#hour-downloads a').href.includes('/klines/')"
+    )
+    page.fill("#hour-form input[name=day]", "2999-01-01")
+    page.click("#hour-form button")
+    page.wait_for_selector("#hour-error:not(:empty)")
+    assert "outside the klines coverage" in page.inner_text("#hour-error")
 
 
 def test_a_sweep_built_from_declared_properties_shows_board_sensitivity_and_curves(

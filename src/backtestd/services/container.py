@@ -20,6 +20,7 @@ from backtestd.services.datasets import DatasetService
 from backtestd.services.fair_queue import FairQueue
 from backtestd.services.market import MarketService
 from backtestd.services.rate_limit import RateLimiter
+from backtestd.services.signals import SignalFiles
 from backtestd.services.signed_urls import SignedUrls
 from backtestd.services.strategies import StrategyService
 from backtestd.services.sweeps import SweepService
@@ -48,6 +49,7 @@ class Services:
     backtests: BacktestService
     sweeps: SweepService
     signed_urls: SignedUrls
+    signals: SignalFiles
     datasets: DatasetService
     dataset_uploads: DatasetUploads
     dataset_imports: DatasetImports
@@ -109,6 +111,7 @@ def build_services(settings: Settings) -> Services:
         backtests=backtests,
         sweeps=SweepService(settings, database, backtests),
         signed_urls=signed_urls,
+        signals=SignalFiles(backtests, objects),
         datasets=datasets,
         dataset_uploads=DatasetUploads(datasets, objects, upload_links),
         dataset_imports=DatasetImports(datasets, catalogue),

@@ -36,7 +36,7 @@ class ApiError extends Error {
   }
 }
 
-async function api(method, path, body, { raw = false, text = false } = {}) {
+async function api(method, path, body, { raw = false, text = false, asText = false } = {}) {
   const headers = {};
   if (store.token) headers.Authorization = `Bearer ${store.token}`;
   let payload;
@@ -44,7 +44,8 @@ async function api(method, path, body, { raw = false, text = false } = {}) {
   else if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }
   const response = await fetch(API + path, { method, headers, body: payload });
   if (raw) return response;
-  const data = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
+  const json = response.headers.get("content-type")?.includes("json");
+  const data = json ? await response.json() : asText && response.ok ? await response.text() : null;
   if (response.status === 401 && !path.startsWith("/auth")) {
     // Back to the sign-in form, keeping the location so signing in returns there. The error
     // still propagates (so callers stop), but showError() and route() leave the form alone.
@@ -122,28 +123,75 @@ async function accountView() {
 
 // ---------------------------------------------------------------- market data
 
+// Coverage "to" is the end of the last hour with data; the last hour starts an hour earlier.
+const lastHourOf = (window) => (window?.to ? new Date(Date.parse(window.to) - 3600e3).toISOString().slice(0, 13) : "");
+const downloadName = (i) => (i.settle ? `${i.id}:${i.settle}` : i.id);
+
 async function marketView() {
   const { data: exchanges } = await api("GET", "/exchanges");
   view().innerHTML = `<section class="card"><h2>Market data</h2>
     <div class="row"><div><label for="exchange">Exchange</label><select id="exchange">${exchanges.map((x) => `<option value="${esc(x.id)}">${esc(x.name)} (${esc(x.id)})</option>`).join("")}</select></div>
     <div><label for="segment">Segment</label><select id="segment"><option>spot</option><option>futures</option></select></div></div>
-    <div id="instruments"></div></section>`;
+    <div id="instruments"></div></section>
+    <section class="card"><h2>Price of one hour</h2>
+      <form id="hour-form" class="row" novalidate>
+        <div><label>Instrument</label><select name="instrument"></select></div>
+        <div><label>Data</label><select name="kind"><option value="tickers">tickers (last trade price)</option><option value="klines">klines (close)</option></select></div>
+        <div><label>Day (UTC)</label><input type="date" name="day" required></div>
+        <div><label>Hour (UTC)</label><select name="hour">${Array.from({ length: 24 }, (_, h) => `<option>${String(h).padStart(2, "0")}</option>`).join("")}</select></div>
+        <div><button type="submit">Show</button></div>
+      </form>
+      <p id="hour-coverage" class="muted"></p>
+      <div id="hour-chart"></div>
+      <p id="hour-downloads"></p>
+      <p class="error" id="hour-error" role="alert"></p></section>`;
+  let instruments = [];
+  const form = $("#hour-form");
+  const picked = () => instruments.find((i) => i.id === form.instrument.value);
+  const showCoverage = () => {
+    const i = picked(), window = i?.coverage?.[form.kind.value];
+    const last = lastHourOf(window);
+    $("#hour-coverage").textContent = window ? `${form.kind.value} of ${i.id}: ${window.from.slice(0, 13)} to ${last} (UTC hours)` : "no coverage for this kind";
+    form.day.min = window ? window.from.slice(0, 10) : "";
+    form.day.max = last.slice(0, 10);
+    if (last) { form.day.value = last.slice(0, 10); form.hour.value = last.slice(11, 13); }
+  };
   const load = async () => {
     const ex = $("#exchange").value, seg = $("#segment").value;
     try {
       const { data } = await api("GET", `/exchange/${encodeURIComponent(ex)}/${seg}/instruments`);
+      instruments = data.data;
       $("#instruments").innerHTML = `<table id="instrument-table"><thead><tr><th>Instrument</th><th>Tickers</th><th>Klines</th><th>Last price</th><th>Download (latest hour)</th></tr></thead><tbody>${
         data.data.map((i) => {
-          const to = i.coverage?.tickers?.to;
-          const hour = to ? to.slice(0, 13) : "";
-          const [b, q] = i.id.split("/");
-          const link = (kind, fmt) => `<a href="${API}/exchange/${encodeURIComponent(ex)}/${kind}/${encodeURIComponent(b)}/${encodeURIComponent(q)}?hour=${hour}&format=${fmt}">${kind} ${fmt}</a>`;
-          return `<tr><td>${esc(i.id)}</td><td>${esc(i.coverage?.tickers?.from?.slice(0, 10) || "")} → ${esc(to?.slice(0, 13) || "")}</td><td>${esc(i.coverage?.klines?.from?.slice(0, 10) || "")} → ${esc(i.coverage?.klines?.to?.slice(0, 13) || "")}</td><td>${i.lastPrice ?? ""}</td><td>${hour ? [link("tickers", "lastra"), link("tickers", "parquet"), link("klines", "parquet")].join(" · ") : ""}</td></tr>`;
+          const hour = lastHourOf(i.coverage?.tickers);
+          const link = (kind, fmt) => `<a href="${API}${hourPath(ex, kind, downloadName(i), hour, fmt)}">${kind} ${fmt}</a>`;
+          return `<tr><td>${esc(i.id)}</td><td>${esc(i.coverage?.tickers?.from?.slice(0, 10) || "")} → ${esc(i.coverage?.tickers?.to?.slice(0, 13) || "")}</td><td>${esc(i.coverage?.klines?.from?.slice(0, 10) || "")} → ${esc(i.coverage?.klines?.to?.slice(0, 13) || "")}</td><td>${i.lastPrice ?? ""}</td><td>${hour ? [link("tickers", "lastra"), link("tickers", "parquet"), link("klines", "parquet")].join(" · ") : ""}</td></tr>`;
         }).join("")}</tbody></table>`;
+      form.instrument.innerHTML = instruments.map((i) => `<option>${esc(i.id)}</option>`).join("");
+      showCoverage();
     } catch (err) { showError("#instruments", err); }
   };
   $("#exchange").addEventListener("change", load);
   $("#segment").addEventListener("change", load);
+  form.instrument.addEventListener("change", showCoverage);
+  form.kind.addEventListener("change", showCoverage);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    $("#hour-error").textContent = "";
+    const i = picked(), kind = form.kind.value, window = i?.coverage?.[kind];
+    const hour = `${form.day.value}T${form.hour.value}`;
+    if (!window || hour < window.from.slice(0, 13) || hour > lastHourOf(window)) {
+      $("#hour-error").textContent = `${hour} is outside the ${kind} coverage of ${i ? i.id : "this instrument"}; pick an hour between ${window ? window.from.slice(0, 13) : "?"} and ${lastHourOf(window) || "?"}`;
+      return;
+    }
+    const ex = $("#exchange").value, name = downloadName(i);
+    $("#hour-downloads").innerHTML = `Download ${esc(hour)}: ${["lastra", "parquet", "csv"].map((fmt) => `<a href="${API}${hourPath(ex, kind, name, hour, fmt)}">${kind} ${fmt}</a>`).join(" · ")}`;
+    try {
+      const [xs, ys] = priceSeries(await fetchText(hourPath(ex, kind, name, hour, "csv")));
+      if (!xs.length) { $("#hour-chart").textContent = "This hour has no data."; return; }
+      Charts.lineChart($("#hour-chart"), { xs, ys, label: `${i.id} ${kind} price, ${hour} UTC` });
+    } catch (err) { showError("#hour-error", err); }
+  });
   await load();
 }
 
@@ -254,6 +302,7 @@ async function backtestsView() {
       <div><label>Prepared data</label><select name="prepare">${prepares.map((p) => `<option value="${esc(p.id)}|${esc(p.exchange)}|${esc(p.type)}">${esc(p.label)}</option>`).join("")}</select></div>
       <div><label>Strategy</label><select name="strategy">${strategies.strategies.map((s) => `<option>${esc(s.strategyId)}</option>`).join("")}</select></div>
       <div><label>Params (JSON)</label><input name="params" placeholder='{"fast": 9}'></div>
+      <div><label class="check"><input type="checkbox" name="storeSignals" value="true"> Store signals (table, CSV and buy/sell markers on the result page)</label></div>
       <div><button type="submit">Execute</button></div></div><p class="error" id="execute-error"></p></form></section>
     <section class="card"><h2>Jobs of this tab</h2><table id="job-table"><thead><tr><th>Kind</th><th>Job</th><th>Status</th><th>Progress</th><th>Coverage</th><th>Actions</th></tr></thead><tbody></tbody></table></section>`;
   $("#prepare-form").addEventListener("submit", async (e) => {
@@ -271,7 +320,7 @@ async function backtestsView() {
     e.preventDefault();
     const f = new FormData(e.target);
     const [prepareJobId, exchange, type] = String(f.get("prepare")).split("|");
-    const body = { prepareJobId, strategyId: f.get("strategy") };
+    const body = { prepareJobId, strategyId: f.get("strategy"), storeSignals: f.get("storeSignals") === "true" };
     try {
       if (f.get("params")) body.params = JSON.parse(f.get("params"));
       const { data } = await api("POST", `/backtest/${encodeURIComponent(exchange)}/${type}/execute`, body);
@@ -314,35 +363,9 @@ async function pollRow(job, tr) {
   }
 }
 
-const METRIC_LABELS = [["pnlTotal", "PnL"], ["pnlTotalPercent", "PnL %"], ["totalTrades", "Trades"], ["winRate", "Win rate"], ["sharpeRatio", "Sharpe"], ["sortinoRatio", "Sortino"], ["cagr", "CAGR"], ["maxDrawdown", "Max drawdown"], ["maxDrawdownPercent", "Max drawdown %"]];
-
 function curveArrays(curve) {
   if (curve.points) return [curve.points.map((p) => p.timestamp), curve.points.map((p) => p.equity)];
   return [curve.timestamps, curve.equities];
-}
-
-async function resultView(exchange, type, id) {
-  view().innerHTML = `<section class="card"><h2>Backtest ${esc(id)}</h2><p id="result-status">waiting for the result…</p></section>`;
-  let body;
-  for (let i = 0; i < 600; i++) {
-    const response = await api("GET", `/backtest/${encodeURIComponent(exchange)}/${type}/execute/${id}`);
-    if (response.status === 200 && ["Completed", "Failed", "Aborted"].includes(response.data.state.status)) { body = response.data; break; }
-    await sleep(1000);
-  }
-  if (!body) return;
-  const r = body.results;
-  const metrics = METRIC_LABELS.filter(([k]) => r[k] !== undefined).map(([k, label]) => `<tr><th>${label}</th><td data-metric="${k}">${esc(r[k])}</td></tr>`).join("");
-  view().innerHTML = `<section class="card"><h2>Backtest ${esc(id)} <span class="pill ${esc(body.state.status)}" id="result-state">${esc(body.state.status)}</span></h2>
-    ${body.state.statusDetail ? `<p class="error">${esc(body.state.statusDetail)}</p>` : ""}
-    <table id="metrics"><tbody><tr><th>Strategy</th><td>${esc(r.strategyId)}</td></tr><tr><th>Instrument</th><td>${esc(r.instrument)}</td></tr>${metrics || '<tr><td colspan="2" class="muted">no trades</td></tr>'}</tbody></table>
-    ${r.signalsUrl ? `<p><a href="${esc(r.signalsUrl)}">Download signals (parquet)</a></p>` : ""}</section>
-    <section class="card"><h2>Equity</h2><div id="equity-chart"></div><p class="muted">Drag to zoom, double click to reset.</p></section>
-    <section class="card"><h2>Drawdown %</h2><div id="drawdown-chart"></div></section>`;
-  if (r.equityCurve) {
-    const [xs, ys] = curveArrays(r.equityCurve);
-    Charts.lineChart($("#equity-chart"), { xs, ys });
-    Charts.lineChart($("#drawdown-chart"), { xs, ys: Charts.drawdownPercent(ys), area: true });
-  }
 }
 
 // ---------------------------------------------------------------- routing
@@ -353,7 +376,6 @@ const ROUTES = [
   [/^#\/strategies$/, strategiesView],
   [/^#\/strategy\/([^/]+)$/, strategyView],
   [/^#\/backtests$/, backtestsView],
-  [/^#\/result\/([^/]+)\/([^/]+)\/([^/]+)$/, resultView],
 ];
 
 async function route() {
