@@ -360,7 +360,7 @@ def _prices_csv(rows: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def test_a_dataset_uploads_with_progress_becomes_ready_and_is_deleted(
+def test_a_dataset_uploads_with_progress_becomes_ready_shows_a_preview_and_is_deleted(
     page: Page, server: LiveServer, tmp_path: Path
 ) -> None:
     """The page PUTs the file to the presigned URL itself (as the SDK does), shows the upload
@@ -379,7 +379,11 @@ def test_a_dataset_uploads_with_progress_becomes_ready_and_is_deleted(
     row = page.locator("#dataset-table tbody tr", has_text="minutes")
     assert row.locator(".cadence").inner_text() == "1m"
     assert "ready" in row.inner_text()
-    page.screenshot(path=str(tmp_path / "datasets.png"))
+    row.locator(".preview-dataset").click()  # the close series as a chart
+    page.wait_for_selector("#preview-chart svg")
+    assert page.locator("#preview-chart svg").get_attribute("data-points") == "50"
+    assert "50 rows at 1m" in page.inner_text("#preview-note")
+    page.screenshot(path=str(tmp_path / "datasets.png"), full_page=True)
     # the same name again: the service's 409 message appears next to the form
     page.fill("#upload-form input[name=name]", "minutes")
     page.click("#upload-form button")

@@ -15,6 +15,7 @@ from backtestd.services.accounts import AccountService
 from backtestd.services.auth import AuthService, load_or_create_secret
 from backtestd.services.backtests import BacktestService
 from backtestd.services.dataset_imports import DatasetImports
+from backtestd.services.dataset_preview import DatasetPreviews
 from backtestd.services.dataset_uploads import DatasetUploads
 from backtestd.services.datasets import DatasetService
 from backtestd.services.fair_queue import FairQueue
@@ -53,6 +54,7 @@ class Services:
     datasets: DatasetService
     dataset_uploads: DatasetUploads
     dataset_imports: DatasetImports
+    dataset_previews: DatasetPreviews
 
     def close(self) -> None:
         if self.backtests.executor is not None:
@@ -115,6 +117,7 @@ def build_services(settings: Settings) -> Services:
         datasets=datasets,
         dataset_uploads=DatasetUploads(datasets, objects, upload_links),
         dataset_imports=DatasetImports(datasets, catalogue),
+        dataset_previews=DatasetPreviews(settings, datasets, objects),
     )
 
 
