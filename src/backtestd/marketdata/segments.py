@@ -72,8 +72,8 @@ def _table(frame: HourFrame) -> pa.Table:
 
 
 def table_csv(table: pa.Table) -> bytes:
-    """A table as CSV text: a plain header line of the column names, then one line per row;
-    floats in their shortest round-tripping form, strings quoted only when they must be.
+    r"""A table as CSV text: a plain header line of the column names, then one line per row;
+    floats in their shortest round-tripping form, strings in double quotes.
 
     >>> table_csv(pa.table({"ts": [1, 2], "close": [1.5, 0.1]})).decode()
     'ts,close\n1,1.5\n2,0.1\n'

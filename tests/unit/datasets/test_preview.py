@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import doctest
+
 import numpy as np
 import pytest
 
+from backtestd.datasets import preview
 from backtestd.datasets.preview import downsample_extrema
 
 
@@ -40,3 +43,8 @@ def test_each_run_keeps_its_first_lowest_highest_and_last_row(seed: int) -> None
 def test_zero_buckets_is_refused() -> None:
     with pytest.raises(ValueError, match="buckets"):
         downsample_extrema(np.arange(3, dtype=np.int64), np.zeros(3), 0)
+
+
+def test_docstring_example() -> None:
+    assert doctest.testmod(preview).attempted > 0
+    assert doctest.testmod(preview).failed == 0
