@@ -169,7 +169,7 @@ def test_result_strategy_and_sweep_pages_have_no_serious_or_critical_axe_violati
     page.wait_for_selector("#tier")
     pages = {
         f"#/strategy/{strategy}": "#code",
-        f"#/result/sim/ticker/{execute}": "#equity-chart svg",
+        f"#/result/sim/ticker/{execute}": "#price-chart svg",  # after the signals table
         f"#/sweep/sim/ticker/{prepare}/{sweep}": "#trial-chart svg",
     }
     found: dict[str, str] = {}

@@ -244,7 +244,7 @@ async function strategiesView() {
     } catch (err) {
       if (err.status === 401 && !store.token) return;
       const lines = errorLinesOf(err.message);
-      out.innerHTML = `<p class="error" id="compile-error">${esc(err.message)}</p><pre class="code">${highlight(text, lines)}</pre>`;
+      out.innerHTML = `<p class="error" id="compile-error">${esc(err.message)}</p><pre class="code" tabindex="0" role="region" aria-label="submitted source with the error lines marked">${highlight(text, lines)}</pre>`;
     }
   });
 }
@@ -257,7 +257,7 @@ async function strategyView(id) {
     <p><button id="validate">Validate</button> <button class="danger" id="delete">Delete</button></p>
     <p class="error" id="strategy-error" role="alert"></p>
     ${notices ? `<ul id="notices">${notices}</ul>` : ""}
-    <pre class="code" id="code">${highlight(code.code, lines)}</pre></section>`;
+    <pre class="code" id="code" tabindex="0" role="region" aria-label="source of ${esc(id)}">${highlight(code.code, lines)}</pre></section>`;
   $("#validate").addEventListener("click", async () => {
     try {
       await api("POST", `/strategy/${id}/validate`);

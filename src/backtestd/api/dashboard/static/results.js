@@ -92,7 +92,7 @@ async function resultView(exchange, type, id) {
       <p id="price-note" class="muted"></p><p class="error" id="price-error" role="alert"></p></section>
     <section class="card"><h2>Signals</h2>
       ${stored ? `<p><button type="button" id="signals-csv">Download CSV</button> ${r.signalsUrl ? `<a href="${esc(r.signalsUrl)}">Download parquet</a>` : ""} <span class="muted"><span id="signal-count">${esc(r.signalCount)}</span> signals</span></p>
-        <div class="scroll"><table id="signals-table"><thead><tr><th>Time (UTC)</th><th>Side</th><th>Price</th><th>Info</th></tr></thead><tbody></tbody></table></div><p id="signals-note" class="muted"></p>`
+        <div class="scroll" tabindex="0" role="region" aria-label="stored signals"><table id="signals-table"><thead><tr><th>Time (UTC)</th><th>Side</th><th>Price</th><th>Info</th></tr></thead><tbody></tbody></table></div><p id="signals-note" class="muted"></p>`
       : `<p class="muted">${r.signalsUpload ? `No signals stored (${esc(r.signalsUpload)}${r.signalsUploadReason ? `: ${esc(r.signalsUploadReason)}` : ""}).` : "No signals stored: this execution ran without storeSignals."}</p>`}
       <p class="error" id="signals-error" role="alert"></p></section>`;
   let range = null;
