@@ -172,6 +172,18 @@ def test_compile_errors_are_shown_at_their_line_and_a_strategy_registers(
     page.focus("#strategy-table tbody a")
     page.keyboard.press("Enter")
     page.wait_for_selector("#code")
+    # an action's API error appears next to it, and the page stays
+    strategy_id = page.url.rsplit("/", 1)[1]
+    token = page.evaluate("sessionStorage.getItem('backtestd.jwt')")
+    gone = httpx.delete(
+        f"{server.base_url}/strategy/{strategy_id}", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert gone.status_code == 200
+    page.click("#validate")
+    page.wait_for_selector("#strategy-error:not(:empty)")
+    assert strategy_id in page.inner_text("#strategy-error")
+    assert "Traceback" not in page.inner_text("#strategy-error")
+    assert page.locator("#code").count() == 1
 
 
 def test_prepare_execute_and_read_the_result_with_charts_signals_and_markers(
