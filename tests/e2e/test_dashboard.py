@@ -355,7 +355,10 @@ def test_a_walk_forward_sweep_shows_its_folds_as_a_timeline(
     register_and_prepare(page, server, "dash-gus")
     page.click("nav >> text=Sweeps")
     page.wait_for_selector('#axis-table tr[data-param="fast"]')
-    fill_axes(page, {"fast": (5, 15, 5), "slow": (20, 30, 10)})
+    page.click("#sweep-form details summary")  # the advanced option: axes as JSON
+    axes = '{"fast": {"from": 5, "to": 15, "step": 5}, "slow": {"values": [20, 30]}}'
+    page.fill("#sweep-form input[name=axes]", axes)
+    assert "6 combinations" in page.inner_text("#grid-size")
     page.fill("#sweep-form input[name=folds]", "2")
     page.click("#sweep-form button[type=submit]")
     page.wait_for_selector("#sweep-status >> text=COMPLETED", timeout=180_000)
