@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from backtestd.api.deps import BacktestsExecute, BacktestsRead, BacktestsWrite, ServicesDep
 from backtestd.api.schemas.backtests import (
@@ -138,3 +138,28 @@ def cancel_execute(
 ) -> CancelBacktestResponse:
     services.backtests.cancel_execute(principal, exchangeId, type, jobId)
     return CancelBacktestResponse(jobId=jobId)
+
+
+@router.get(
+    f"{BASE}/execute/{{jobId}}/signals",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+            "description": "The stored signals as CSV: ts (epoch ms), side (1 buy, -1 sell), "
+            "price, info",
+        },
+        409: {"model": ResponseError, "description": "the execution has not finished"},
+        **_ERRORS,
+    },
+    summary="Stored signals of a backtest as CSV (additive; the parquet is results.signalsUrl)",
+)
+def execute_signals_csv(
+    exchangeId: str, type: str, jobId: str, principal: BacktestsRead, services: ServicesDep
+) -> Response:
+    content = services.signals.csv(principal, exchangeId, type, jobId)
+    return Response(
+        content=content,
+        media_type="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="signals_{jobId}.csv"'},
+    )
