@@ -147,7 +147,9 @@ def test_a_journey_across_both_replicas_spreads_over_both_workers(cluster: Clust
     assert "Dask cluster at" in cluster.replicas[1].log_path.read_text()
 
 
-def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(cluster: Cluster) -> None:
+def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
     """SIGKILL of a worker (and its job process) while prepares run: Dask reschedules the
     lost tasks on the survivor, each job completes exactly once, with the result of a run that
     was never interrupted."""
@@ -176,7 +178,11 @@ def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(cluster: Cluste
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+    killed_at = time.monotonic()
     victim.wait(timeout=20)
+    timeline = _watch(cluster.env["BACKTESTD_DATABASE_URL"], jobs, killed_at, timeout=300)
+    with capsys.disabled():  # the drill's figures, for docs/deployment.md
+        sys.stdout.write(timeline.figure("worker killed mid-prepare (24 h, 2 jobs)"))
     states = [wait_prepare(session, "sim", "ticker", job_id, timeout=300) for job_id in jobs]
     assert [s.status.value for s in states] == ["Completed", "Completed"]
     # The same prepares on the untouched half of the cluster give the same coverage.
@@ -224,7 +230,9 @@ public class BusyCross extends AbstractTickerStrategy {
 """
 
 
-def test_a_worker_killed_mid_execute_leaves_the_job_to_the_other(cluster: Cluster) -> None:
+def test_a_worker_killed_mid_execute_leaves_the_job_to_the_other(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
     """SIGKILL of a worker while two identical executes (two users) run, one on each worker:
     the killed one is rescheduled on the survivor and completes once, with exactly the result
     of the run that was never interrupted."""
@@ -261,7 +269,11 @@ def test_a_worker_killed_mid_execute_leaves_the_job_to_the_other(cluster: Cluste
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+    killed_at = time.monotonic()
     victim.wait(timeout=20)
+    timeline = _watch(cluster.env["BACKTESTD_DATABASE_URL"], jobs, killed_at, timeout=300)
+    with capsys.disabled():
+        sys.stdout.write(timeline.figure("worker killed mid-execute (busy strategy, 2 jobs)"))
     results = [
         wait_result(session, "sim", "ticker", job_id, timeout=300)
         for (session, _, _), job_id in zip(runs, jobs, strict=True)
@@ -334,6 +346,54 @@ def _descendants(root: int) -> set[int]:
     return found
 
 
+@dataclass
+class Timeline:
+    """What the jobs table showed after a kill, polled every 0.1 s (seconds since the kill)."""
+
+    retried_after: dict[str, float]  # job id -> when its attempts went up (a run began again)
+    completed_after: dict[str, float]
+    attempts: dict[str, int]
+
+    def figure(self, drill: str) -> str:
+        retries = sorted(self.retried_after.values())
+        return (
+            f"\n{drill}: all {len(self.completed_after)} jobs completed "
+            f"{max(self.completed_after.values()):.1f} s after the kill; "
+            f"attempts rose {', '.join(f'{r:.1f}' for r in retries) or 'never'} s after it; "
+            f"attempts {sorted(self.attempts.values())}\n"
+        )
+
+
+def _watch(database_url: str, job_ids: list[str], killed_at: float, timeout: float) -> Timeline:
+    """Poll the jobs table from the kill until every job is terminal."""
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(database_url)
+    query = sqlalchemy.text(
+        "SELECT job_id, status, attempts FROM jobs WHERE job_id IN :ids"
+    ).bindparams(sqlalchemy.bindparam("ids", expanding=True))
+    first: dict[str, int] = {}
+    timeline = Timeline({}, {}, {})
+    try:
+        deadline = time.monotonic() + timeout
+        while len(timeline.completed_after) < len(job_ids):
+            assert time.monotonic() < deadline, f"jobs not finished: {timeline}"
+            with engine.connect() as connection:
+                rows = connection.execute(query, {"ids": job_ids}).all()
+            now = time.monotonic() - killed_at
+            for job_id, status, attempts in rows:
+                first.setdefault(job_id, int(attempts))
+                timeline.attempts[job_id] = int(attempts)
+                if int(attempts) > first[job_id] and job_id not in timeline.retried_after:
+                    timeline.retried_after[job_id] = now
+                if status in ("Completed", "Failed", "Aborted"):
+                    timeline.completed_after.setdefault(job_id, now)
+            time.sleep(0.1)
+    finally:
+        engine.dispose()
+    return timeline
+
+
 def _job_status(database_url: str, job_id: str) -> str | None:
     import sqlalchemy
 
@@ -365,7 +425,9 @@ def _attempts(database_url: str, job_ids: list[str]) -> list[int]:
         engine.dispose()
 
 
-def test_jobs_queued_through_a_killed_replica_finish(cluster: Cluster) -> None:
+def test_jobs_queued_through_a_killed_replica_finish(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
     """SIGKILL of the replica that queued the jobs, right after queuing: tasks it had handed
     to the scheduler (fire-and-forget) run on the workers; a job it had committed but not yet
     sent is found by the other replica's recovery check (the scheduler does not hold it) and
@@ -382,7 +444,15 @@ def test_jobs_queued_through_a_killed_replica_finish(cluster: Cluster) -> None:
     process = cluster.replicas[1].process
     assert process is not None
     process.send_signal(signal.SIGKILL)
+    killed_at = time.monotonic()
     process.wait(timeout=20)
+    timeline = _watch(cluster.env["BACKTESTD_DATABASE_URL"], jobs, killed_at, timeout=300)
+    resubmitted = cluster.replicas[0].log_path.read_text().count("jobs no executor held")
+    with capsys.disabled():
+        sys.stdout.write(
+            timeline.figure("replica killed right after queuing (3 prepares of 6 h)")
+            + f"recovery resubmissions logged by the survivor so far: {resubmitted}\n"
+        )
     for job_id in jobs:
         state = wait_prepare(survivor, "sim", "ticker", job_id, timeout=300)
         assert state.status.value == "Completed"

@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -20,6 +21,7 @@ import pytest
 from backtestd.errors import ConfigurationError, ServiceUnavailable
 from backtestd.storage.objects.s3 import S3ObjectStore
 from tests.support.services import free_port, rclone_s3_server
+from tests.support.tcp_proxy import TcpProxy
 
 ACCESS_KEY = "backtestd-rclone"
 SECRET = "backtestd-rclone-secret"
@@ -149,3 +151,42 @@ def test_presigned_urls_are_refused_when_tampered_or_expired(
     assert expired.status_code in (400, 403)
     assert b"AccessDenied" in expired.content
     assert _files(served) == ["bt-signed/pre/up/file.bin"]
+
+
+def test_presigned_urls_name_the_public_endpoint_while_the_store_uses_its_own(
+    endpoint: str, served: Path, tmp_path: Path
+) -> None:
+    """The service reaches the store at one address, users at another (here a TCP proxy in
+    front of it, as a published port or a load balancer would be): presigned URLs carry the
+    public host, signed for it, and the store's own calls never go through it."""
+    target = urlsplit(endpoint)
+    public = TcpProxy(target.hostname or "127.0.0.1", target.port or 80)
+    public.start()
+    try:
+        public_url = f"http://127.0.0.1:{public.port}"
+        store = S3ObjectStore(
+            "s3://bt-public/pre",
+            tmp_path / "cache",
+            cache_max_bytes=1 << 20,
+            endpoint_url=endpoint,
+            public_endpoint_url=public_url,
+        )
+        put_url = store.presigned_put("up/file.bin", 600)
+        assert put_url is not None
+        assert put_url.startswith(f"{public_url}/bt-public/pre/up/file.bin?")
+        assert httpx.put(put_url, content=b"through the public door").status_code == 200
+        get_url = store.presigned_get("up/file.bin", 600)
+        assert get_url is not None
+        assert get_url.startswith(f"{public_url}/")
+        assert httpx.get(get_url).content == b"through the public door"
+        # Signed for the public host: the same URL sent to the internal address is refused.
+        internal = get_url.replace(public_url, endpoint)
+        assert httpx.get(internal).status_code == 403
+        public.cut()  # users' door closed: the service's own calls do not notice
+        store.put("own.bin", b"direct")
+        assert store.get("own.bin") == b"direct"
+        assert store.get("up/file.bin") == b"through the public door"
+    finally:
+        if public.running:
+            public.cut()
+    assert _files(served) == ["bt-public/pre/own.bin", "bt-public/pre/up/file.bin"]

@@ -2,8 +2,10 @@
 
 Selected by ``BACKTESTD_OBJECT_STORE_URL=s3://bucket/prefix``; credentials and region come from
 the standard ``AWS_*`` variables (boto3's own chain), a non-AWS endpoint from
-``BACKTESTD_S3_ENDPOINT_URL``. The bucket is created when missing. S3 publishes an object only
-when its upload completes, so readers never see half an object, as with the local store.
+``BACKTESTD_S3_ENDPOINT_URL``; presigned URLs name ``BACKTESTD_S3_PUBLIC_ENDPOINT_URL``
+instead when users reach the store at another address than the service does. The bucket is
+created when missing. S3 publishes an object only when its upload completes, so readers never
+see half an object, as with the local store.
 
 ``local_path`` (memory-mapped prepared columns, dataset files) is a read-through cache on local
 disk bounded by ``BACKTESTD_S3_CACHE_MAX_BYTES``: each entry is named after the object's ETag,
@@ -115,16 +117,23 @@ class S3ObjectStore:
         cache_dir: Path,
         cache_max_bytes: int,
         endpoint_url: str | None = None,
+        public_endpoint_url: str | None = None,
     ) -> None:
         self.bucket, self.prefix = parse_s3_url(url)
-        self._client: Any = boto3.session.Session().client(
-            "s3",
-            endpoint_url=endpoint_url or None,
-            config=Config(
-                signature_version="s3v4",
-                retries={"max_attempts": 3},
-                response_checksum_validation="when_required",
-            ),
+        session = boto3.session.Session()
+        config = Config(
+            signature_version="s3v4",
+            retries={"max_attempts": 3},
+            response_checksum_validation="when_required",
+        )
+        self._client: Any = session.client("s3", endpoint_url=endpoint_url or None, config=config)
+        # Presigned URLs name the endpoint users reach (SigV4 signs the host, so they are
+        # signed for it); presigning is local, this client never sends a request.
+        public = public_endpoint_url or endpoint_url or None
+        self._signer: Any = (
+            self._client
+            if public == (endpoint_url or None)
+            else session.client("s3", endpoint_url=public, config=config)
         )
         self._cache = ReadThroughCache(cache_dir, cache_max_bytes)
         self._ensure_bucket()
@@ -218,7 +227,7 @@ class S3ObjectStore:
             self._client.download_file(self.bucket, self._key(key), str(target))
 
     def presigned_get(self, key: str, expires_seconds: int) -> str | None:
-        url: str = self._client.generate_presigned_url(
+        url: str = self._signer.generate_presigned_url(
             "get_object",
             Params={"Bucket": self.bucket, "Key": self._key(key)},
             ExpiresIn=expires_seconds,
@@ -226,7 +235,7 @@ class S3ObjectStore:
         return url
 
     def presigned_put(self, key: str, expires_seconds: int) -> str | None:
-        url: str = self._client.generate_presigned_url(
+        url: str = self._signer.generate_presigned_url(
             "put_object",
             Params={"Bucket": self.bucket, "Key": self._key(key)},
             ExpiresIn=expires_seconds,
