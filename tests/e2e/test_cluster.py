@@ -172,6 +172,7 @@ def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(
             break
         time.sleep(0.1)
     assert states == ["Started", "Started"], states
+    before = _attempts_by_job(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
     victim = cluster.workers[0]
     for pid in _worker_pids(victim):
         try:
@@ -180,7 +181,7 @@ def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(
             pass
     killed_at = time.monotonic()
     victim.wait(timeout=20)
-    timeline = _watch(cluster.env["BACKTESTD_DATABASE_URL"], jobs, killed_at, timeout=300)
+    timeline = _watch(cluster.env["BACKTESTD_DATABASE_URL"], jobs, before, killed_at, timeout=300)
     with capsys.disabled():  # the drill's figures, for docs/deployment.md
         sys.stdout.write(timeline.figure("worker killed mid-prepare (24 h, 2 jobs)"))
     states = [wait_prepare(session, "sim", "ticker", job_id, timeout=300) for job_id in jobs]
@@ -263,6 +264,7 @@ def test_a_worker_killed_mid_execute_leaves_the_job_to_the_other(
     assert states == ["Started", "Started"], states
     # Kill the worker whose process tree is burning CPU (the one running a busy execute).
     index = max(range(len(cluster.workers)), key=lambda i: _tree_cpu(cluster.workers[i], 1.0))
+    before = _attempts_by_job(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
     victim = cluster.workers[index]
     for pid in _worker_pids(victim):
         try:
@@ -271,7 +273,7 @@ def test_a_worker_killed_mid_execute_leaves_the_job_to_the_other(
             pass
     killed_at = time.monotonic()
     victim.wait(timeout=20)
-    timeline = _watch(cluster.env["BACKTESTD_DATABASE_URL"], jobs, killed_at, timeout=300)
+    timeline = _watch(cluster.env["BACKTESTD_DATABASE_URL"], jobs, before, killed_at, timeout=300)
     with capsys.disabled():
         sys.stdout.write(timeline.figure("worker killed mid-execute (busy strategy, 2 jobs)"))
     results = [
@@ -355,24 +357,29 @@ class Timeline:
     attempts: dict[str, int]
 
     def figure(self, drill: str) -> str:
-        retries = sorted(self.retried_after.values())
+        jobs = []
+        for job, done in sorted(self.completed_after.items(), key=lambda item: item[1]):
+            again = self.retried_after.get(job)
+            rerun = "" if again is None else f", attempts rose at {again:.1f} s"
+            jobs.append(f"attempts {self.attempts[job]}{rerun}, done at {done:.1f} s")
         return (
-            f"\n{drill}: all {len(self.completed_after)} jobs completed "
-            f"{max(self.completed_after.values()):.1f} s after the kill; "
-            f"attempts rose {', '.join(f'{r:.1f}' for r in retries) or 'never'} s after it; "
-            f"attempts {sorted(self.attempts.values())}\n"
+            f"\n{drill}, seconds after the kill: all done at "
+            f"{max(self.completed_after.values()):.1f} s; " + "; ".join(jobs) + "\n"
         )
 
 
-def _watch(database_url: str, job_ids: list[str], killed_at: float, timeout: float) -> Timeline:
-    """Poll the jobs table from the kill until every job is terminal."""
+def _watch(
+    database_url: str, job_ids: list[str], before: list[int], killed_at: float, timeout: float
+) -> Timeline:
+    """Poll the jobs table from the kill until every job is terminal (``before``: the jobs'
+    attempts just before the kill)."""
     import sqlalchemy
 
     engine = sqlalchemy.create_engine(database_url)
     query = sqlalchemy.text(
         "SELECT job_id, status, attempts FROM jobs WHERE job_id IN :ids"
     ).bindparams(sqlalchemy.bindparam("ids", expanding=True))
-    first: dict[str, int] = {}
+    first = dict(zip(job_ids, before, strict=True))
     timeline = Timeline({}, {}, {})
     try:
         deadline = time.monotonic() + timeout
@@ -382,7 +389,6 @@ def _watch(database_url: str, job_ids: list[str], killed_at: float, timeout: flo
                 rows = connection.execute(query, {"ids": job_ids}).all()
             now = time.monotonic() - killed_at
             for job_id, status, attempts in rows:
-                first.setdefault(job_id, int(attempts))
                 timeline.attempts[job_id] = int(attempts)
                 if int(attempts) > first[job_id] and job_id not in timeline.retried_after:
                     timeline.retried_after[job_id] = now
@@ -406,6 +412,11 @@ def _job_status(database_url: str, job_id: str) -> str | None:
             return None if row is None else str(row[0])
     finally:
         engine.dispose()
+
+
+def _attempts_by_job(database_url: str, job_ids: list[str]) -> list[int]:
+    """Each job's attempts, in the order of ``job_ids``."""
+    return [_attempts(database_url, [job_id])[0] for job_id in job_ids]
 
 
 def _attempts(database_url: str, job_ids: list[str]) -> list[int]:
@@ -443,10 +454,11 @@ def test_jobs_queued_through_a_killed_replica_finish(
     ]
     process = cluster.replicas[1].process
     assert process is not None
+    before = _attempts_by_job(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
     process.send_signal(signal.SIGKILL)
     killed_at = time.monotonic()
     process.wait(timeout=20)
-    timeline = _watch(cluster.env["BACKTESTD_DATABASE_URL"], jobs, killed_at, timeout=300)
+    timeline = _watch(cluster.env["BACKTESTD_DATABASE_URL"], jobs, before, killed_at, timeout=300)
     resubmitted = cluster.replicas[0].log_path.read_text().count("jobs no executor held")
     with capsys.disabled():
         sys.stdout.write(
