@@ -10,6 +10,7 @@ presigned URL is refused by the store too.
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 
 from backtestd.errors import ConfigurationError, ServiceUnavailable
 from backtestd.storage.objects.s3 import S3ObjectStore
+from tests.support.server import BIN, harness_environment
 from tests.support.services import free_port, rclone_s3_server
 from tests.support.tcp_proxy import TcpProxy
 
@@ -98,6 +100,28 @@ def test_store_with_a_wrong_secret_is_refused_at_start_and_nothing_is_stored(
     assert "'bt-new' (403)" in message  # a HEAD's refusal has no body: its status names it
     assert "AWS_SECRET_ACCESS_KEY" in message
     assert list(served.iterdir()) == []  # no bucket created
+
+
+def test_serve_with_a_wrong_secret_stops_at_start_with_the_reason(
+    endpoint: str, served: Path, tmp_path: Path
+) -> None:
+    env = {
+        **harness_environment(),
+        "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY": "not-the-secret",
+        "AWS_REGION": "us-east-1",
+        "BACKTESTD_DATA_DIR": str(tmp_path / "data"),
+        "BACKTESTD_PORT": str(free_port()),
+        "BACKTESTD_OBJECT_STORE_URL": "s3://bt-serve/objects",
+        "BACKTESTD_S3_ENDPOINT_URL": endpoint,
+    }
+    result = subprocess.run(
+        [str(BIN), "serve"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode != 0
+    assert "refused the service's credentials for bucket 'bt-serve'" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert list(served.iterdir()) == []
 
 
 def test_store_whose_keys_were_rotated_refuses_every_call_clearly(
