@@ -153,6 +153,7 @@ def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(
     """SIGKILL of a worker (and its job process) while prepares run: Dask reschedules the
     lost tasks on the survivor, each job completes exactly once, with the result of a run that
     was never interrupted."""
+    _wait_for_workers(cluster, 2)  # both joined, so the prepares spread over both
     key = cluster.replicas[1].create_key("cluster-jack", tier="elite")
     session = _session(cluster, 1, key)
     start, end = recent_range(24, end_hours_ago=30)
@@ -173,7 +174,9 @@ def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(
         time.sleep(0.1)
     assert states == ["Started", "Started"], states
     before = _attempts_by_job(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
-    victim = cluster.workers[0]
+    # Kill the worker whose process tree is busy (both should be; one may run both jobs).
+    index = _busiest(cluster.workers, 0.3)
+    victim = cluster.workers[index]
     for pid in _worker_pids(victim):
         try:
             os.kill(pid, signal.SIGKILL)
@@ -193,7 +196,7 @@ def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(
         assert state["totalHours"] == 24
     attempts = _attempts(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
     assert sorted(attempts) == [1, 2], attempts  # the killed one ran again, nothing ran thrice
-    cluster.workers[0] = _start_worker(cluster.env, cluster.root, "worker-0b")
+    cluster.workers[index] = _start_worker(cluster.env, cluster.root, f"worker-{index}b")
 
 
 BUSY = """\
@@ -309,6 +312,26 @@ def _wait_for_workers(cluster: Cluster, count: int, timeout: float = 120) -> Non
         while len(client.scheduler_info()["workers"]) < count:
             assert time.monotonic() < deadline, "the workers did not all join the scheduler"
             time.sleep(0.5)
+
+
+def _busiest(workers: list[subprocess.Popen[bytes]], seconds: float) -> int:
+    """The index of the worker whose process tree used the most CPU over ``seconds`` (all
+    sampled over the same window, so a short job is still running when the answer comes)."""
+    before = [_tree_ticks(worker) for worker in workers]
+    time.sleep(seconds)
+    used = [_tree_ticks(worker) - was for worker, was in zip(workers, before, strict=True)]
+    return max(range(len(workers)), key=lambda i: used[i])
+
+
+def _tree_ticks(worker: subprocess.Popen[bytes]) -> int:
+    total = 0
+    for pid in _descendants(worker.pid):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime + stime
+    return total
 
 
 def _tree_cpu(worker: subprocess.Popen[bytes], seconds: float) -> int:
