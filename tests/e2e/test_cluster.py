@@ -101,7 +101,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         replicas = [LiveServer(root / f"api-{i}", extra_env=shared) for i in range(2)]
         try:
             for replica in replicas:
-                replica.start(timeout=120)
+                replica.start(timeout=180)
             yield Cluster(replicas, workers, scheduler_address, env, root)
         finally:
             for replica in replicas:
@@ -493,4 +493,4 @@ def test_jobs_queued_through_a_killed_replica_finish(
         assert state.status.value == "Completed"
         assert state.to_dict()["totalHours"] == 6
     assert max(_attempts(cluster.env["BACKTESTD_DATABASE_URL"], jobs)) <= 2
-    cluster.replicas[1].start(timeout=120)  # and the killed replica serves again
+    cluster.replicas[1].start(timeout=180)  # and the killed replica serves again

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from backtestd.domain.jobs import JobRecord, JobStatus
@@ -28,3 +29,27 @@ def job_state(job: JobRecord, completed: int | None = None) -> dict[str, Any]:
         "retryable": job.status is JobStatus.FAILED
         and (job.status_detail or "").startswith(RETRYABLE_DETAILS),
     }
+
+
+def execute_results(job: JobRecord, url_for: Callable[[str], str | None]) -> dict[str, Any]:
+    """A finished execute's ``results``: what the handler stored, with the stored signals key
+    turned into a signed link, and the identity fields a run that failed before it loaded its
+    data never stored (the wire requires them on every result)."""
+    results = dict(job.result)
+    key = results.pop("signalsKey", None)
+    url = url_for(key) if key else None
+    if url:
+        results["signalsUrl"] = url
+    results.setdefault("hostName", "")
+    results.setdefault("iops", 0)
+    results.setdefault("strategyId", f"strategy:{job.user_id}:{job.spec.get('strategyId', '')}")
+    results.setdefault("instrument", "")
+    return results
+
+
+def prepare_state(job: JobRecord) -> dict[str, Any]:
+    """A prepare's state, with its coverage report once it ended."""
+    body = job_state(job)
+    if job.status.terminal:
+        body.update({"dataFrom": None, "dataTo": None, **job.result})
+    return body

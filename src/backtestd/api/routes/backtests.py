@@ -18,8 +18,8 @@ from backtestd.api.schemas.backtests import (
     PrepareRequest,
 )
 from backtestd.api.schemas.common import ResponseError
+from backtestd.services import job_views
 from backtestd.services.backtests import ExecuteInput, PrepareInput
-from backtestd.services.job_views import job_state
 
 router = APIRouter(tags=["backtesting"], responses={401: {"model": ResponseError}})
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -63,17 +63,15 @@ def prepare(
 @router.get(
     f"{BASE}/prepare/{{jobId}}",
     response_model=PrepareJobState,
+    response_model_exclude_unset=True,
     responses=_ERRORS,
     summary="State and coverage of a prepare job",
 )
 def prepare_state(
     exchangeId: str, type: str, jobId: str, principal: BacktestsRead, services: ServicesDep
-) -> JSONResponse:
+) -> PrepareJobState:
     job = services.backtests.prepare_state(principal, exchangeId, type, jobId)
-    body = job_state(job)
-    if job.status.terminal:
-        body.update({"dataFrom": None, "dataTo": None, **job.result})
-    return JSONResponse(body)
+    return PrepareJobState.model_validate(job_views.prepare_state(job))
 
 
 @router.post(
@@ -111,6 +109,7 @@ def execute(
 @router.get(
     f"{BASE}/execute/{{jobId}}",
     response_model=BacktestJobResult,
+    response_model_exclude_unset=True,
     responses={202: {"description": "not ready yet; keep polling"}, **_ERRORS},
     summary="Result of a backtest (202 while it runs)",
 )
@@ -120,20 +119,12 @@ def execute_result(
     jobId: str,
     principal: BacktestsRead,
     services: ServicesDep,
-) -> JSONResponse:
+) -> BacktestJobResult | JSONResponse:
     job = services.backtests.execute_state(principal, exchangeId, type, jobId)
     if not job.status.terminal:
         return JSONResponse({}, status_code=202)
-    results = dict(job.result)
-    key = results.pop("signalsKey", None)
-    url = services.signed_urls.url_for(key) if key else None
-    if url:
-        results["signalsUrl"] = url
-    results.setdefault("hostName", "")
-    results.setdefault("iops", 0)
-    results.setdefault("strategyId", f"strategy:{job.user_id}:{job.spec.get('strategyId', '')}")
-    results.setdefault("instrument", "")
-    return JSONResponse({"results": results, "state": job_state(job)})
+    results = job_views.execute_results(job, services.signed_urls.url_for)
+    return BacktestJobResult.model_validate({"results": results, "state": job_views.job_state(job)})
 
 
 @router.delete(
