@@ -58,8 +58,8 @@ def s3_server() -> Iterator[str]:
     """A real S3-compatible HTTP server (moto in server mode) on 127.0.0.1; yields its URL.
 
     moto's server accepts presigned PUT/GET and answers range reads with 206, but does not
-    check signatures: tests that need a refused tampered URL cannot use it (docs/deployment.md
-    says which test proves what).
+    check signatures: tests that need a refused wrong secret or tampered URL use
+    ``rclone_s3_server`` (docs/deployment.md says which test proves what).
     """
     import shutil
     import socket
