@@ -13,66 +13,21 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
 import pytest
 from tests.support.attacks import BOMB_HELPER, bomb_expression
+from tests.support.tenants import TEMPLATE, VICTIM, run_compiled, same_signals, ticker_columns
 
-from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.strategy.jvm import (
     CompileResult,
     EngineHost,
     HostConfig,
     RunFailure,
     RunFailureKind,
-    RunRequest,
     RunResult,
     locate_engine_jar,
-    write_columns,
 )
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
-
-TEMPLATE = """\
-package demo;
-
-import com.wualabs.qtsurfer.engine.core.Ticker;
-import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
-import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
-import com.wualabs.qtsurfer.engine.strategy.AbstractTickerStrategy;
-import java.util.*;
-import java.util.function.*;
-
-public class %(name)s extends AbstractTickerStrategy {
-    private long counter;
-%(members)s
-    @Override
-    public boolean acceptInstrument(Instrument instrument) {
-        return true;
-    }
-
-    @Override
-    protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
-    }
-
-    @Override
-    public void update(Ticker ticker) {
-        super.update(ticker);
-%(body)s
-    }
-}
-"""
-
-VICTIM = TEMPLATE % {
-    "name": "Victim",
-    "members": "    private double prev = Double.NaN;\n",
-    "body": (
-        "        double p = ticker.last();\n"
-        "        boolean seen = !Double.isNaN(prev);\n"
-        "        if (seen && p > prev * 1.0005) { emitBuy(ticker.instrument(), p); }\n"
-        "        if (seen && p < prev * 0.9995) { emitSell(ticker.instrument(), p); }\n"
-        "        prev = p;"
-    ),
-}
 
 ENDLESS_EXCEPTION = """\
     static final class Endless extends RuntimeException {
@@ -98,19 +53,7 @@ def _bomb(depth: int) -> str:
 
 @pytest.fixture(scope="module")
 def column_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    n = 3_000
-    rng = np.random.default_rng(7)
-    last = 100.0 * np.exp(np.cumsum(rng.normal(0, 0.001, n)))
-    columns = {
-        "ts": 1_700_000_000_000 + np.arange(n, dtype=np.int64) * 1000,
-        "bid": last,
-        "bidSize": np.ones(n),
-        "ask": last,
-        "askSize": np.ones(n),
-        "last": last,
-        "volume": np.ones(n),
-    }
-    return write_columns(tmp_path_factory.mktemp("isolation"), DataType.TICKER, columns)
+    return ticker_columns(tmp_path_factory.mktemp("isolation"))
 
 
 @pytest.fixture
@@ -130,17 +73,7 @@ def reference(column_files: dict[str, Path]) -> RunResult:
 
 
 def _run(host: EngineHost, compiled: CompileResult, files: dict[str, Path]) -> RunResult:
-    assert compiled.ok, [d.render() for d in compiled.diagnostics]
-    assert compiled.main_class is not None
-    return host.run(
-        RunRequest(
-            class_files=compiled.class_files,
-            main_class=compiled.main_class,
-            kind=DataType.TICKER,
-            columns=files,
-            instrument=Instrument("BTC", "USDT"),
-        )
-    )
+    return run_compiled(host, compiled, files)
 
 
 def _victim_is_unharmed(
@@ -151,10 +84,7 @@ def _victim_is_unharmed(
     result = _run(host, host.compile(VICTIM), files)
     took = time.monotonic() - started
     assert took < seconds, f"the victim waited {took:.1f} s"
-    assert result.signal_count == reference.signal_count > 0
-    np.testing.assert_array_equal(result.signal_ts, reference.signal_ts)
-    np.testing.assert_array_equal(result.signal_side, reference.signal_side)
-    np.testing.assert_array_equal(result.signal_price, reference.signal_price)
+    same_signals(result, reference)
 
 
 def _fails_fast(call: object, kind: RunFailureKind, within_s: float) -> RunFailure:
