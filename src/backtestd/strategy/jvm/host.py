@@ -400,6 +400,14 @@ class EngineHost:
             else:
                 self._maybe_recycle(process)
             raise failure
+        if reply.header.get("restart"):
+            # The request made the JVM throw an error that may have left a class failed for
+            # good (a swallowed StackOverflowError); the host answered and exits.
+            log.info("engine host %s restarts: %s", process.pid, reply.header["restart"])
+            process.wait_exit(self.config.stop_grace_s)
+            process.stop(self.config.stop_grace_s)
+            self._forget(process)
+            return
         self._maybe_recycle(process)
 
     def _maybe_recycle(self, process: HostProcess) -> None:
