@@ -63,6 +63,23 @@ VICTIM = TEMPLATE % {
 }
 
 
+CURRENCY_USER = TEMPLATE % {
+    "name": "Cents",
+    "members": "    private double prev = Double.NaN;\n",
+    "body": (
+        '        int digits = java.util.Currency.getInstance("USD").getDefaultFractionDigits();\n'
+        "        double scale = Math.pow(10, digits);\n"
+        "        double p = Math.round(ticker.last() * scale) / scale;\n"
+        "        boolean seen = !Double.isNaN(prev);\n"
+        "        if (seen && p > prev * 1.0005) { emitBuy(ticker.instrument(), p); }\n"
+        "        if (seen && p < prev * 0.9995) { emitSell(ticker.instrument(), p); }\n"
+        "        prev = p;"
+    ),
+}
+"""An ordinary strategy that rounds prices to the currency's cents: it needs
+``java.util.Currency``, the JDK class the attacks of these tests try to poison."""
+
+
 def attack(name: str, body: str, members: str = "") -> str:
     """A strategy named ``name`` whose ``update`` runs ``body`` (class members in ``members``)."""
     return TEMPLATE % {"name": name, "members": members, "body": body}

@@ -18,7 +18,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from tests.support.tenants import attack, run_compiled, same_signals, ticker_columns
+from tests.support.tenants import (
+    CURRENCY_USER,
+    attack,
+    run_compiled,
+    same_signals,
+    ticker_columns,
+)
 
 from backtestd.strategy.jvm import (
     EngineHost,
@@ -37,12 +43,27 @@ package poison;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Kills java.util.Currency's initialiser on a full stack, once (the marker file is consumed). */
+/**
+ * Damages the JVM it is loaded into, for real. Argument "poison:MARKER": if MARKER exists, kill
+ * java.util.Currency's initialiser on a full stack (once: the marker is consumed). Argument
+ * "spawn:MARKER": whenever MARKER appears while a strategy runs, start a thread that outlives the
+ * run (what a strategy slipping a thread past the verifier would leave), and consume MARKER.
+ */
 public final class Agent {
-    public static void premain(String marker) throws Exception {
-        if (!Files.deleteIfExists(Path.of(marker))) {
+    public static void premain(String args) throws Exception {
+        String mode = args.substring(0, args.indexOf(':'));
+        Path marker = Path.of(args.substring(args.indexOf(':') + 1));
+        if (mode.equals("spawn")) {
+            Thread watcher = new Thread(() -> watch(marker), "test-watcher");
+            watcher.setDaemon(true);
+            watcher.start();
             return;
         }
+        if (!Files.deleteIfExists(marker)) {
+            return;
+        }
+        // what the host needs at start, initialised first so that only Currency is hit
+        java.lang.management.ManagementFactory.getPlatformMBeanServer();
         try {
             dive();
         } catch (StackOverflowError expected) {
@@ -53,6 +74,29 @@ public final class Agent {
             System.err.println("poison: java.util.Currency survived");
         } catch (NoClassDefFoundError e) {
             System.err.println("poison: " + e);
+        }
+    }
+
+    private static void watch(Path marker) {
+        while (true) {
+            try {
+                Thread.sleep(2);
+                boolean running = Thread.getAllStackTraces().keySet().stream()
+                        .anyMatch(t -> t.getName().equals("strategy-worker"));
+                if (running && Files.deleteIfExists(marker)) {
+                    Thread slipped = new Thread(() -> {
+                        try {
+                            Thread.sleep(600_000);
+                        } catch (InterruptedException e) {
+                            // exit
+                        }
+                    }, "slipped-through");
+                    slipped.setDaemon(true);
+                    slipped.start();
+                }
+            } catch (Exception e) {
+                return;
+            }
         }
     }
 
@@ -70,21 +114,6 @@ public final class Agent {
     }
 }
 """
-
-CURRENCY_USER = attack(
-    "Cents",
-    (
-        '        int digits = java.util.Currency.getInstance("USD").getDefaultFractionDigits();\n'
-        "        double scale = Math.pow(10, digits);\n"
-        "        double p = Math.round(ticker.last() * scale) / scale;\n"
-        "        boolean seen = !Double.isNaN(prev);\n"
-        "        if (seen && p > prev * 1.0005) { emitBuy(ticker.instrument(), p); }\n"
-        "        if (seen && p < prev * 0.9995) { emitSell(ticker.instrument(), p); }\n"
-        "        prev = p;"
-    ),
-    "    private double prev = Double.NaN;\n",
-)
-"""An ordinary strategy that rounds prices to the currency's cents (it needs java.util.Currency)."""
 
 SLOW_VICTIM = attack(
     "Slow",
@@ -143,7 +172,7 @@ def test_a_run_that_meets_a_poisoned_jdk_class_is_run_again_on_a_fresh_jvm(
 ) -> None:
     marker = tmp_path / "poison-next-jvm"
     marker.touch()
-    config = _config(extra_jvm_args=(f"-javaagent:{poison_agent}={marker}",))
+    config = _config(extra_jvm_args=(f"-javaagent:{poison_agent}=poison:{marker}",))
     reference = _fresh_run(CURRENCY_USER, column_files)
 
     with EngineHost(config) as host:
@@ -241,3 +270,28 @@ def test_a_host_killed_during_a_victims_run_is_replaced_and_the_run_repeated(
         assert host.pid != pid
     same_signals(result, reference)
     assert took < 30, took
+
+
+def test_a_thread_born_during_a_run_restarts_the_host_and_the_run_is_repeated(
+    poison_agent: Path, column_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """Point 2's tripwire with a real thread: one appears while a run is in flight (as if an
+    earlier strategy had slipped it past the verifier). The run fails the tripwire, the JVM is
+    replaced, and the run comes back with a fresh JVM's result; so does the next one."""
+    marker = tmp_path / "spawn-during-next-run"
+    config = _config(extra_jvm_args=(f"-javaagent:{poison_agent}=spawn:{marker}",))
+    reference = _fresh_run(SLOW_VICTIM, column_files)
+
+    with EngineHost(config) as host:
+        compiled = host.compile(SLOW_VICTIM)
+        tripped_pid = host.pid
+        marker.touch()
+
+        result = run_compiled(host, compiled, column_files)
+
+        assert not marker.exists()  # the thread was started during that run
+        assert host.retries == 1
+        assert host.pid != tripped_pid
+        same_signals(result, reference)
+        same_signals(run_compiled(host, compiled, column_files), reference)
+        assert host.retries == 1

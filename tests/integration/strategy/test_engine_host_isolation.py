@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pytest
 from tests.support.attacks import BOMB_HELPER, bomb_expression
-from tests.support.tenants import TEMPLATE, VICTIM, run_compiled, same_signals, ticker_columns
+from tests.support.tenants import (
+    CURRENCY_USER,
+    TEMPLATE,
+    VICTIM,
+    run_compiled,
+    same_signals,
+    ticker_columns,
+)
 
 from backtestd.strategy.jvm import (
     CompileResult,
@@ -241,3 +248,111 @@ def test_huge_log_lines_are_clipped_in_the_notices(
     assert len(result.notices) == 3  # three distinct lines, each repeated
     assert all(len(n) < 1_200 for n in result.notices), [len(n) for n in result.notices]
     assert all("more characters" in n for n in result.notices)
+
+
+# -- point 1: a JDK class poisoned on a full stack (or heap), the error swallowed ---------------
+
+DIVE = """\
+    static int dive(int d) {
+        try {
+            return dive(d + 1) + 1;
+        } catch (StackOverflowError e) {
+            try {
+                java.util.Currency.getInstance("USD"); // its initialiser dies on the full stack
+            } catch (Throwable t) {
+                counter2++;
+            }
+            throw e;
+        }
+    }
+    static long counter2;
+"""
+
+SWALLOWS = {
+    "catch Throwable": ("", "            try { dive(0); } catch (Throwable t) { }"),
+    "finally that returns": (
+        '    @SuppressWarnings("finally")\n'
+        "    static void swallow() { try { dive(0); } finally { return; } }\n",
+        "            swallow();",
+    ),
+    "CompletableFuture": (
+        "",
+        "            java.util.concurrent.CompletableFuture.completedFuture(0)"
+        ".thenApply(x -> dive(x));",
+    ),
+    "try-with-resources suppressed": (
+        "",
+        "            try (AutoCloseable r = () -> dive(0)) { throw new IllegalStateException(); }"
+        " catch (Exception e) { }",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def currency_reference(column_files: dict[str, Path]) -> RunResult:
+    with EngineHost(HostConfig(jar=locate_engine_jar(), heap_mb=256)) as fresh:
+        return _run(fresh, fresh.compile(CURRENCY_USER), column_files)
+
+
+@pytest.mark.parametrize("swallow", list(SWALLOWS), ids=list(SWALLOWS))
+def test_a_jdk_class_killed_on_a_full_stack_is_gone_with_the_attackers_jvm(
+    host: EngineHost,
+    column_files: dict[str, Path],
+    currency_reference: RunResult,
+    swallow: str,
+) -> None:
+    """Attacker: recurse until the stack is full, touch java.util.Currency for the first time
+    (its static initialiser dies of StackOverflowError, and the JVM refuses the class for good),
+    swallow the error and finish normally. The JVM counted the overflow, so the host answers the
+    attacker and restarts; the victim, whose strategy needs Currency, runs as on a fresh JVM
+    without any retry."""
+    members, call = SWALLOWS[swallow]
+    check = (
+        '            try { java.util.Currency.getInstance("USD"); log.info("intact"); }\n'
+        '            catch (NoClassDefFoundError e) { log.info("poisoned: " + e.getMessage()); }'
+    )
+    body = f"        if (counter++ == 0) {{\n{call}\n{check}\n        }}"
+    attacker = host.compile(_attack("Poisoner", body, DIVE + members))
+    victim = host.compile(CURRENCY_USER)
+    pid = host.pid
+
+    own = _run(host, attacker, column_files)  # it completes: what it did is its own business
+
+    assert own.notices == ("[INFO] poisoned: Could not initialize class java.util.Currency",)
+    assert host.pid is None or host.pid != pid  # the poisoned JVM is gone
+    started = time.monotonic()
+    result = _run(host, victim, column_files)
+    assert time.monotonic() - started < 10
+    same_signals(result, currency_reference)
+    assert host.retries == 0  # no victim run ever met the poisoned class
+
+
+def test_a_swallowed_out_of_memory_error_restarts_the_host(
+    host: EngineHost, column_files: dict[str, Path], reference: RunResult
+) -> None:
+    """An initialiser can die of OutOfMemoryError as well: a run that made the JVM throw one,
+    even if it caught it, leaves a JVM that is not reused."""
+    body = (
+        "        if (counter++ == 0) {\n"
+        "            try { long[] a = new long[Integer.MAX_VALUE - 16]; counter += a.length; }\n"
+        "            catch (OutOfMemoryError e) { }\n"
+        "        }"
+    )
+    attacker = host.compile(_attack("Glutton", body))
+    pid = host.pid
+
+    _run(host, attacker, column_files)
+
+    assert host.pid is None or host.pid != pid
+    _victim_is_unharmed(host, column_files, reference)
+
+
+def test_a_run_without_errors_keeps_the_host(
+    host: EngineHost, column_files: dict[str, Path], reference: RunResult
+) -> None:
+    """The error counts are checked after every request; an ordinary run does not restart."""
+    compiled = host.compile(VICTIM)
+    pid = host.pid
+    for _ in range(3):
+        same_signals(_run(host, compiled, column_files), reference)
+    assert host.pid == pid

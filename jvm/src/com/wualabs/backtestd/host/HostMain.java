@@ -73,7 +73,7 @@ public final class HostMain {
             initialiseEngineClasses();
             host = new HostMain(out, counters);
             host.hello();
-        } catch (Exception e) {
+        } catch (Exception | LinkageError e) {
             System.err.println("engine host failed to start: " + e);
             Runtime.getRuntime().halt(EXIT_FATAL);
             return;
