@@ -80,6 +80,25 @@ CURRENCY_USER = TEMPLATE % {
 ``java.util.Currency``, the JDK class the attacks of these tests try to poison."""
 
 
+NUMBER_PARSER = TEMPLATE % {
+    "name": "Parser",
+    "members": "    private double prev = Double.NaN;\n",
+    "body": (
+        '        double p = Double.parseDouble(String.format("%.2f", ticker.last()));\n'
+        "        Calendar at = Calendar.getInstance();\n"
+        "        at.setTimeInMillis(ticker.timestamp());\n"
+        "        boolean early = at.get(Calendar.MINUTE) < 30;\n"
+        "        boolean seen = !Double.isNaN(prev);\n"
+        "        if (seen && early && p > prev * 1.0005) { emitBuy(ticker.instrument(), p); }\n"
+        "        if (seen && p < prev * 0.9995) { emitSell(ticker.instrument(), p); }\n"
+        "        prev = p;"
+    ),
+}
+"""An ordinary strategy whose results depend on the JVM's default locale (it formats and parses
+prices; in German ``60090,34`` does not parse) and default time zone (buys only in the first
+half of each hour of the default zone's clock; a zone off by half an hour changes them)."""
+
+
 def attack(name: str, body: str, members: str = "") -> str:
     """A strategy named ``name`` whose ``update`` runs ``body`` (class members in ``members``)."""
     return TEMPLATE % {"name": name, "members": members, "body": body}

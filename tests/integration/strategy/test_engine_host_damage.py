@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from tests.support.tenants import (
     CURRENCY_USER,
+    NUMBER_PARSER,
     attack,
     run_compiled,
     same_signals,
@@ -48,13 +49,14 @@ import java.nio.file.Path;
  * java.util.Currency's initialiser on a full stack (once: the marker is consumed). Argument
  * "spawn:MARKER": whenever MARKER appears while a strategy runs, start a thread that outlives the
  * run (what a strategy slipping a thread past the verifier would leave), and consume MARKER.
+ * Argument "defaults:MARKER": likewise, but set the default locale and time zone instead.
  */
 public final class Agent {
     public static void premain(String args) throws Exception {
         String mode = args.substring(0, args.indexOf(':'));
         Path marker = Path.of(args.substring(args.indexOf(':') + 1));
-        if (mode.equals("spawn")) {
-            Thread watcher = new Thread(() -> watch(marker), "test-watcher");
+        if (mode.equals("spawn") || mode.equals("defaults")) {
+            Thread watcher = new Thread(() -> watch(marker, mode), "test-watcher");
             watcher.setDaemon(true);
             watcher.start();
             return;
@@ -77,13 +79,16 @@ public final class Agent {
         }
     }
 
-    private static void watch(Path marker) {
+    private static void watch(Path marker, String mode) {
         while (true) {
             try {
                 Thread.sleep(2);
                 boolean running = Thread.getAllStackTraces().keySet().stream()
                         .anyMatch(t -> t.getName().equals("strategy-worker"));
-                if (running && Files.deleteIfExists(marker)) {
+                if (running && mode.equals("defaults") && Files.deleteIfExists(marker)) {
+                    java.util.Locale.setDefault(java.util.Locale.GERMANY);
+                    java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("Asia/Kolkata"));
+                } else if (running && Files.deleteIfExists(marker)) {
                     Thread slipped = new Thread(() -> {
                         try {
                             Thread.sleep(600_000);
@@ -295,3 +300,34 @@ def test_a_thread_born_during_a_run_restarts_the_host_and_the_run_is_repeated(
         same_signals(result, reference)
         same_signals(run_compiled(host, compiled, column_files), reference)
         assert host.retries == 1
+
+
+def test_defaults_changed_during_a_run_restart_the_host_and_the_victims_parsing_is_unchanged(
+    poison_agent: Path, column_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """Point 5's second line: the JVM's default locale and time zone change while a run is in
+    flight (no strategy can do it, the verifier refuses the setters; the agent does). The
+    tripwire fails that run, the JVM is replaced, and the run is repeated there: the strategy,
+    which formats and parses prices and reads the clock, gets a fresh JVM's signals."""
+    marker = tmp_path / "defaults-during-next-run"
+    config = _config(extra_jvm_args=(f"-javaagent:{poison_agent}=defaults:{marker}",))
+    slow_parser = NUMBER_PARSER.replace(
+        "        double p = Double",
+        "        double x = 1;\n"
+        "        for (int i = 0; i < 30_000; i++) { x = Math.sqrt(x + i); }\n"
+        "        counter += (long) x;\n"
+        "        double p = Double",
+    )
+    reference = _fresh_run(slow_parser, column_files)
+
+    with EngineHost(config) as host:
+        compiled = host.compile(slow_parser)
+        changed_pid = host.pid
+        marker.touch()
+
+        result = run_compiled(host, compiled, column_files)
+
+        assert not marker.exists()  # the defaults changed during that run
+        assert host.retries == 1
+        assert host.pid != changed_pid
+    same_signals(result, reference)

@@ -17,6 +17,7 @@ import pytest
 from tests.support.attacks import BOMB_HELPER, bomb_expression
 from tests.support.tenants import (
     CURRENCY_USER,
+    NUMBER_PARSER,
     TEMPLATE,
     VICTIM,
     run_compiled,
@@ -356,3 +357,98 @@ def test_a_run_without_errors_keeps_the_host(
     for _ in range(3):
         same_signals(_run(host, compiled, column_files), reference)
     assert host.pid == pid
+
+
+# -- points 5 and 13: global defaults and blocked classes, refused before they run --------------
+
+GLOBAL_SETTERS = {
+    "default locale": "            Locale.setDefault(Locale.GERMANY);",
+    "default format locale": (
+        "            Locale.setDefault(Locale.Category.FORMAT, Locale.GERMANY);"
+    ),
+    "default time zone": '            TimeZone.setDefault(TimeZone.getTimeZone("Asia/Kolkata"));',
+}
+
+
+@pytest.fixture(scope="module")
+def parser_reference(column_files: dict[str, Path]) -> RunResult:
+    with EngineHost(HostConfig(jar=locate_engine_jar(), heap_mb=256)) as fresh:
+        return _run(fresh, fresh.compile(NUMBER_PARSER), column_files)
+
+
+@pytest.mark.parametrize("setter", list(GLOBAL_SETTERS), ids=list(GLOBAL_SETTERS))
+def test_a_global_default_setter_is_refused_and_the_victims_parsing_is_unchanged(
+    host: EngineHost,
+    column_files: dict[str, Path],
+    parser_reference: RunResult,
+    setter: str,
+) -> None:
+    """Point 5: the attacker's setter is a sandbox finding (registers with a warning, every run
+    refuses it before loading); the victim formats and parses prices and reads the clock in the
+    default zone, and gets a fresh JVM's signals on the same host, which was never restarted."""
+    attacker = host.compile(
+        _attack("Setter", f"        if (counter++ == 0) {{\n{GLOBAL_SETTERS[setter]}\n        }}")
+    )
+    assert attacker.ok
+    assert not attacker.runnable
+    assert any("setDefault" in d.message for d in attacker.sandbox_warnings)
+    victim = host.compile(NUMBER_PARSER)
+    pid = host.pid
+
+    with pytest.raises(RunFailure) as caught:
+        _run(host, attacker, column_files)
+
+    assert caught.value.kind is RunFailureKind.SANDBOX_VIOLATION
+    same_signals(_run(host, victim, column_files), parser_reference)
+    assert host.pid == pid
+
+
+def test_a_blocked_class_registers_with_a_warning_and_the_victims_run_is_unchanged(
+    host: EngineHost, column_files: dict[str, Path], reference: RunResult
+) -> None:
+    """Point 13: the attacker's strategy registers (the finding is a warning naming the class
+    and rule), its run is refused before its classes load, and the victim's run is as before."""
+    body = (
+        "        if (counter++ == 0) {\n"
+        "            try {\n"
+        '                java.nio.file.Path f = java.nio.file.Path.of("/etc/passwd");\n'
+        "                counter += java.nio.file.Files.size(f);\n"
+        "            }\n"
+        "            catch (java.io.IOException e) { }\n"
+        "        }"
+    )
+    attacker = host.compile(_attack("ReadsFile", body))
+    assert attacker.ok
+    assert not attacker.runnable
+    warning = " ".join(d.message for d in attacker.sandbox_warnings)
+    assert "demo.ReadsFile uses java.nio.file" in warning
+    assert "not on the strategy allowlist" in warning
+    pid = host.pid
+
+    with pytest.raises(RunFailure) as caught:
+        _run(host, attacker, column_files)
+
+    assert caught.value.kind is RunFailureKind.SANDBOX_VIOLATION
+    assert "not on the strategy allowlist" in caught.value.message
+    _victim_is_unharmed(host, column_files, reference)
+    assert host.pid == pid
+
+
+# -- notice caps (docs/limits.md) ---------------------------------------------------------------
+
+
+def test_a_run_keeps_200_distinct_notices_and_counts_the_rest(
+    host: EngineHost, column_files: dict[str, Path]
+) -> None:
+    """Notices repeat as one line with a count; past 200 distinct lines the rest are counted in
+    one closing line. 3,000 ticks logging 300 distinct lines, each ten times."""
+    noisy = host.compile(_attack("Chatty", '        log.info("line " + (counter++ % 300));'))
+
+    notices = _run(host, noisy, column_files).notices
+
+    assert len(notices) == 201
+    assert notices[0] == "[INFO] line 0 (repeated 10 times)"
+    assert notices[199] == "[INFO] line 199 (repeated 10 times)"
+    assert notices[200] == (
+        "1000 further notice(s) suppressed (limit 200 distinct notices per run)"
+    )
