@@ -440,15 +440,16 @@ def test_a_blocked_class_registers_with_a_warning_and_the_victims_run_is_unchang
 def test_a_run_keeps_200_distinct_notices_and_counts_the_rest(
     host: EngineHost, column_files: dict[str, Path]
 ) -> None:
-    """Notices repeat as one line with a count; past 200 distinct lines the rest are counted in
-    one closing line. 3,000 ticks logging 300 distinct lines, each ten times."""
-    noisy = host.compile(_attack("Chatty", '        log.info("line " + (counter++ % 300));'))
+    """A repeated line is kept once with its count; once 200 distinct lines are kept, every
+    further log call is only counted (not even formatted), in one closing line. 3,000 ticks
+    logging each of 1,500 distinct lines twice in a row."""
+    noisy = host.compile(_attack("Chatty", '        log.info("line " + (counter++ / 2));'))
 
     notices = _run(host, noisy, column_files).notices
 
     assert len(notices) == 201
-    assert notices[0] == "[INFO] line 0 (repeated 10 times)"
-    assert notices[199] == "[INFO] line 199 (repeated 10 times)"
+    assert notices[0] == "[INFO] line 0 (repeated 2 times)"
+    assert notices[199] == "[INFO] line 199 (repeated 2 times)"
     assert notices[200] == (
-        "1000 further notice(s) suppressed (limit 200 distinct notices per run)"
+        "2600 further notice(s) suppressed (limit 200 distinct notices per run)"
     )
