@@ -78,7 +78,9 @@ public class Flood extends AbstractTickerStrategy {
     @Override
     public void update(Ticker ticker) {
         super.update(ticker);
-        emitInfo("page", PAGE + n++);
+        for (int i = 0; i < 4; i++) { // 32 KB a tick: over 8 MiB even in a quiet hour
+            emitInfo("page", PAGE + n++);
+        }
     }
 }
 """
@@ -145,10 +147,10 @@ public class Slow extends AbstractTickerStrategy {
         }
         double p = ticker.last() + (x > 1e300 ? 1 : 0);
         boolean seen = !Double.isNaN(prev);
-        if (seen && p > prev * 1.0005) {
+        if (seen && p > prev * 1.00002) {
             emitBuy(ticker.instrument(), p);
         }
-        if (seen && p < prev * 0.9995) {
+        if (seen && p < prev * 0.99998) {
             emitSell(ticker.instrument(), p);
         }
         prev = p;
@@ -445,7 +447,10 @@ def test_a_backtest_whose_engine_host_dies_under_it_completes_with_the_same_resu
     body = wait_result(victim, "sim", "ticker", job.job_id)
 
     assert body["state"]["status"] == "Completed", body
-    assert {k: body["results"][k] for k in METRICS} == {
-        k: undisturbed["results"][k] for k in METRICS
-    }
+    assert _stable(body["results"]) == _stable(undisturbed["results"])
     assert "running it again on a fresh JVM" in server.log_path.read_text(errors="replace")
+
+
+def _stable(results: dict[str, Any]) -> dict[str, Any]:
+    """An execute's results without what differs between two users' identical runs."""
+    return {k: v for k, v in results.items() if k not in ("hostName", "iops", "strategyId")}

@@ -331,3 +331,20 @@ def test_defaults_changed_during_a_run_restart_the_host_and_the_victims_parsing_
         assert host.retries == 1
         assert host.pid != changed_pid
     same_signals(result, reference)
+
+
+@pytest.mark.parametrize("where", ["jar", "classes directory"])
+def test_the_host_initialises_every_engine_class_before_serving(
+    where: str, column_files: dict[str, Path]
+) -> None:
+    """Issue 9.1(b): from the engine jar or from a classes directory alike, no engine class is
+    left for user code to initialise on a nearly full stack."""
+    jar = locate_engine_jar()
+    path = jar if where == "jar" else jar.parent / "classes"
+    assert path.exists()
+    with EngineHost(HostConfig(jar=path, heap_mb=128)) as host:
+        handshake = host.handshake
+        assert handshake is not None
+        assert handshake.engine_classes > 100
+        reference = _fresh_run(CURRENCY_USER, column_files)
+        same_signals(run_compiled(host, host.compile(CURRENCY_USER), column_files), reference)

@@ -140,6 +140,8 @@ class Handshake:
     engine_version: str
     pid: int
     java_version: str
+    engine_classes: int = 0
+    """How many engine API classes the host initialised before serving (none: it refuses)."""
 
 
 class EngineHost:
@@ -290,6 +292,7 @@ class EngineHost:
             engine_version=str(hello.get("engine_version", "unknown")),
             pid=int(hello.get("pid", process.pid)),
             java_version=str(hello.get("java_version", "")),
+            engine_classes=int(hello.get("engine_classes", 0)),
         )
 
     def _stop(self) -> None:
