@@ -70,9 +70,9 @@ public final class HostMain {
         HostMain host;
         try {
             ErrorCounters counters = ErrorCounters.open();
-            initialiseEngineClasses();
+            int engineClasses = initialiseEngineClasses();
             host = new HostMain(out, counters);
-            host.hello();
+            host.hello(engineClasses);
         } catch (Exception | LinkageError e) {
             System.err.println("engine host failed to start: " + e);
             Runtime.getRuntime().halt(EXIT_FATAL);
@@ -134,7 +134,7 @@ public final class HostMain {
         return initialised;
     }
 
-    private void hello() throws IOException {
+    private void hello(int engineClasses) throws IOException {
         Map<String, Object> h = new LinkedHashMap<>();
         h.put("type", "hello");
         h.put("protocol", PROTOCOL_VERSION);
@@ -143,6 +143,7 @@ public final class HostMain {
         h.put("pid", ProcessHandle.current().pid());
         h.put("java_version", System.getProperty("java.version"));
         h.put("max_heap", Runtime.getRuntime().maxMemory());
+        h.put("engine_classes", engineClasses);
         Frames.write(out, h, List.of());
     }
 
