@@ -449,7 +449,9 @@ def test_a_run_keeps_200_distinct_notices_and_counts_the_rest(
 
     assert len(notices) == 201
     assert notices[0] == "[INFO] line 0 (repeated 2 times)"
-    assert notices[199] == "[INFO] line 199 (repeated 2 times)"
+    assert notices[198] == "[INFO] line 198 (repeated 2 times)"
+    # the 200th distinct line fills the cap: its repeat, the next call, is only counted
+    assert notices[199] == "[INFO] line 199"
     assert notices[200] == (
-        "2600 further notice(s) suppressed (limit 200 distinct notices per run)"
+        "2601 further notice(s) suppressed (limit 200 distinct notices per run)"
     )
