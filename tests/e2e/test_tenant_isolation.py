@@ -286,7 +286,11 @@ def test_compile_bomb_fails_its_own_registration_in_seconds(
     assert response.status_code == 400, response.text
     error = response.json()
     assert error["code"] == 400
-    assert f"CPU-time limit of {COMPILE_CPU_S:.1f} s" in error["message"]
+    # On a starved machine javac can reach its wall-clock budget before its CPU budget.
+    assert (
+        f"CPU-time limit of {COMPILE_CPU_S:.1f} s" in error["message"]
+        or "wall-clock limit of" in error["message"]
+    )
     assert "javac" in error["message"]
     assert took < 20, f"the bomb held the engine host for {took:.1f} s"
     assert _victim_backtest(server, "after-bomb", window) == baseline

@@ -184,7 +184,9 @@ def test_compile_bomb_fails_its_registration_within_the_javac_budget(
     failure = _fails_fast(lambda: host.compile(bomb), RunFailureKind.LIMIT_EXCEEDED, 15)
 
     assert "javac" in failure.message
-    assert "CPU-time limit of 2.0 s" in failure.message
+    # On a starved machine javac can reach its wall-clock budget before its CPU budget; either
+    # budget stopping it in seconds is the point.
+    assert "CPU-time limit of 2.0 s" in failure.message or "wall-clock limit of" in failure.message
     _victim_is_unharmed(host, column_files, reference)
 
 
