@@ -79,7 +79,12 @@ class CadenceAccumulator:
             diffs = ts - np.concatenate(([self._last], ts[:-1]))
         else:
             diffs = np.diff(ts)
-        self._last = int(ts[-1])
+        self.add_intervals(diffs, int(ts[-1]))
+
+    def add_intervals(self, diffs: npt.NDArray[np.int64], last: int) -> None:
+        """Feed the intervals of the next chunk (from the previous chunk's last row on) and
+        the chunk's last timestamp: what :meth:`add` computes, for a caller that has them."""
+        self._last = last
         if diffs.size == 0:
             return
         self._intervals += int(diffs.size)

@@ -41,7 +41,10 @@ from backtestd.datasets.version_file import (
 )
 from backtestd.domain.datasets import OPTIONAL_COLUMNS, DataFormat, TimestampUnit
 
-CSV_BLOCK_BYTES = 8 << 20
+CSV_BLOCK_BYTES = 2 << 20
+"""Arrow parses this much CSV per batch. Its streaming reader parses many blocks ahead: with
+8 MB blocks a 10-million-row file peaked at 497 MB of RSS, with 2 MB at 258 MB, and parsing
+took no more CPU time (less: the blocks stay in cache)."""
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
@@ -184,7 +187,7 @@ def _ingest_csv(path: Path, target: Path) -> IngestResult:
     if first is not None and _INTEGER.fullmatch(first.strip()):
         try:
             return _convert_csv(path, target, header, columns, integer_epochs=True)
-        except _NotIntegerEpochs:
+        except Exception:  # noqa: S110  # the general path reads it, or refuses it in its words
             pass
     return _convert_csv(path, target, header, columns, integer_epochs=False)
 
@@ -199,8 +202,9 @@ def _convert_csv(
 ) -> IngestResult:
     """Check the CSV and write the lastra version, reading ``timestamp`` as text, or with
     ``integer_epochs`` as int64 (a file of integer epochs: no text column, no float round
-    trip). The fast path gives up on anything it cannot read or refuses (``_NotIntegerEpochs``)
-    and the caller reruns the general path, so a refusal has one message whichever path met it.
+    trip). The fast path gives up on anything it cannot read or refuses (``_NotIntegerEpochs``,
+    or any other error) and the caller reruns the general path, so a refusal has one message
+    whichever path met it.
     """
     ts_type = pa.int64() if integer_epochs else pa.string()
     convert = pacsv.ConvertOptions(

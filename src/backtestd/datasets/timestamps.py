@@ -177,12 +177,15 @@ def _from_iso_rows(texts: list[str], first_row: int) -> I64:
 
 def _from_epoch(array: pa.Array, unit: TimestampUnit, first_row: int) -> I64:
     try:
+        # Integers beyond 2**53 round as their text would (a safe cast refuses them).
+        safe = not pa.types.is_integer(array.type)
         values = np.asarray(
-            pc.cast(array, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64
+            pc.cast(array, pa.float64(), safe=safe).to_numpy(zero_copy_only=False),
+            dtype=np.float64,
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         texts = array.cast(pa.string()).to_pylist()
-        bad = next(i for i, t in enumerate(texts) if not _looks_numeric(str(t)))
+        bad = _first_unparsable(texts)
         raise TimestampError(
             f"{row_label(first_row + bad)}: timestamp {texts[bad]!r} is not a number, but the "
             f"file's first row is in {describe(unit)}; use one unit in the whole file"
@@ -198,6 +201,17 @@ def _from_epoch(array: pa.Array, unit: TimestampUnit, first_row: int) -> I64:
     if unit is TimestampUnit.SECONDS and not np.array_equal(values, np.floor(values)):
         return np.rint(values * 1_000_000).astype(np.int64)  # fractional seconds
     return _exact_integers(array, values) * _SCALE_TO_MICROS[unit]
+
+
+def _first_unparsable(texts: list[str | None]) -> int:
+    """The first text arrow cannot read as a number (error path only). Python's ``float`` is
+    no judge: it accepts what arrow refuses, such as surrounding spaces or ``1_000``."""
+    for index, text in enumerate(texts):
+        try:
+            pc.cast(pa.array([text], type=pa.string()), pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return index
+    return 0
 
 
 def _exact_integers(array: pa.Array, values: npt.NDArray[np.float64]) -> I64:
