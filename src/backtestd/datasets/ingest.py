@@ -145,7 +145,10 @@ def _csv_head(path: Path) -> tuple[list[str], str | None]:
     with path.open("r", encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle)
         header = [name.strip() for name in next(reader, [])]
-        first = next(reader, None)
+        try:
+            first = next(reader, None)
+        except csv.Error:  # e.g. a field over the csv module's size limit: arrow will say
+            first = None
     if first is None or "timestamp" not in header or len(first) != len(header):
         return header, None
     return header, first[header.index("timestamp")]
