@@ -26,7 +26,7 @@ from backtestd.datasets.timestamps import (
     TimestampError,
     arrow_unit,
     detect_unit,
-    epoch_ints_to_micros,
+    epoch_floats_to_micros,
     row_label,
     to_micros,
 )
@@ -204,12 +204,13 @@ def _convert_csv(
     integer_epochs: bool,
 ) -> IngestResult:
     """Check the CSV and write the lastra version, reading ``timestamp`` as text, or with
-    ``integer_epochs`` as int64 (a file of integer epochs: no text column, no float round
-    trip). The fast path gives up on anything it cannot read or refuses (``_NotIntegerEpochs``,
-    or any other error) and the caller reruns the general path, so a refusal has one message
-    whichever path met it.
+    ``integer_epochs`` as float64 (a file of epoch numbers: no text column; arrow's CSV reader
+    parses a number to the same double as the text path's cast, and whole numbers below 2**53
+    are exact; not as int64, whose CSV parser also takes ``0x10``). The fast path gives up on
+    anything it cannot read or refuses (``_NotIntegerEpochs``, or any other error) and the
+    caller reruns the general path, so a refusal has one message whichever path met it.
     """
-    ts_type = pa.int64() if integer_epochs else pa.string()
+    ts_type = pa.float64() if integer_epochs else pa.string()
     convert = pacsv.ConvertOptions(
         column_types={"timestamp": ts_type, **{name: pa.float64() for name in columns}},
         include_columns=["timestamp", *columns],
@@ -233,7 +234,7 @@ def _convert_csv(
                             raise RowError(f"{row_label(1)}: timestamp is empty")
                         unit = detect_unit(first)
                     if integer_epochs:
-                        ts_us = epoch_ints_to_micros(ts_column, unit, first_row)
+                        ts_us = epoch_floats_to_micros(ts_column, unit, first_row)
                     else:
                         ts_us = to_micros(ts_column, unit, first_row)
                     values = _values(batch, columns, first_row)

@@ -105,30 +105,45 @@ def to_micros(column: pa.Array | pa.ChunkedArray, unit: TimestampUnit, first_row
     return _from_epoch(array, unit, first_row)
 
 
-# Ranges an int64 chunk may span to be all in one unit with no float rounding at the bounds
-# (floats hold integers exactly below 2**53; just below 1e17 they may round up to 1e17).
-_EXACT_RANGE = {
-    TimestampUnit.SECONDS: (0, 10**11),
-    TimestampUnit.MILLIS: (10**11, 10**14),
-    TimestampUnit.MICROS: (10**14, 10**17 - 2**11),
+# Unit ranges of the magnitude classes (``_magnitude_classes``), as float bounds.
+_CLASS_RANGE = {
+    TimestampUnit.SECONDS: (0.0, 1e11),
+    TimestampUnit.MILLIS: (1e11, 1e14),
+    TimestampUnit.MICROS: (1e14, 1e17),
 }
+_EXACT_FLOAT = 2.0**53
 
 
-def epoch_ints_to_micros(array: pa.Array, unit: TimestampUnit, first_row: int) -> I64:
-    """``to_micros`` for an int64 chunk of an epoch file, without the float round trip.
+class InexactEpoch(TimestampError):
+    """An epoch too large for a float64 to hold its integer exactly (read it as text)."""
 
-    The usual chunk (no nulls, every value inside ``unit``'s range) is one min/max and one
-    multiply; any other chunk goes through :func:`to_micros`, so results and messages are the
-    same as reading the column as text.
+
+def epoch_floats_to_micros(array: pa.Array, unit: TimestampUnit, first_row: int) -> I64:
+    """``to_micros`` of the text column, from the same column parsed as float64 (the CSV fast
+    path: arrow parses a number's text to the same double either way).
+
+    A chunk with no nulls and every value inside ``unit``'s range costs a min, a max, a
+    rounding and a multiply; any other chunk goes through :func:`to_micros`. Whole numbers
+    are exact below 2**53; a value beyond raises :class:`InexactEpoch`, as the text path reads
+    such integers exactly and a float cannot.
     """
-    if array.null_count or not pa.types.is_int64(array.type) or unit is TimestampUnit.ISO:
+    if array.null_count or not pa.types.is_float64(array.type) or unit is TimestampUnit.ISO:
         return to_micros(array, unit, first_row)
-    ints = np.asarray(array.to_numpy(zero_copy_only=True), dtype=np.int64)
-    low, high = _EXACT_RANGE[unit]
-    if ints.size and (int(ints.min()) < low or int(ints.max()) >= high):
+    values = np.asarray(array.to_numpy(zero_copy_only=True), dtype=np.float64)
+    if values.size == 0:
+        return np.empty(0, dtype=np.int64)
+    low, high = _CLASS_RANGE[unit]
+    smallest, largest = float(values.min()), float(values.max())
+    if largest >= _EXACT_FLOAT or smallest <= -_EXACT_FLOAT:
+        raise InexactEpoch(
+            f"{row_label(first_row)}: an epoch timestamp of this chunk is beyond ±2**53"
+        )
+    if not (smallest >= low and largest < high):
         return to_micros(array, unit, first_row)
-    scale = _SCALE_TO_MICROS[unit]
-    return ints * scale if scale != 1 else ints
+    whole = np.rint(values)
+    if unit is TimestampUnit.SECONDS and not np.array_equal(values, whole):
+        return np.rint(values * 1_000_000).astype(np.int64)  # fractional seconds
+    return whole.astype(np.int64) * _SCALE_TO_MICROS[unit]
 
 
 def arrow_unit(array_type: pa.DataType) -> TimestampUnit:
@@ -176,6 +191,9 @@ def _from_iso_rows(texts: list[str], first_row: int) -> I64:
 
 
 def _from_epoch(array: pa.Array, unit: TimestampUnit, first_row: int) -> I64:
+    if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+        # Spaces and tabs around a number, as arrow's CSV reader allows in number columns.
+        array = pc.utf8_trim(array, characters=" \t")
     try:
         # Integers beyond 2**53 round as their text would (a safe cast refuses them).
         safe = not pa.types.is_integer(array.type)

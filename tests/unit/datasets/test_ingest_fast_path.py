@@ -9,13 +9,19 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backtestd.datasets import ingest
 from backtestd.datasets.ingest import IngestError, IngestResult, ingest_upload
-from backtestd.datasets.timestamps import TimestampError, epoch_ints_to_micros, to_micros
+from backtestd.datasets.timestamps import (
+    InexactEpoch,
+    TimestampError,
+    epoch_floats_to_micros,
+    to_micros,
+)
 from backtestd.domain.datasets import TimestampUnit
 
 MAX_BYTES = 64 << 20
@@ -34,6 +40,12 @@ _ODD_STAMPS = st.sampled_from(
         "01767225600",
         " 1767225600000",
         "1767225600000 ",
+        "\t1767225600000",
+        "0x10",
+        "0x6955B900",
+        "1767225600000.4",
+        "1767225600000.5",
+        "\u00a01767225600000",
         "-5",
         "0",
         "99999999999",
@@ -133,29 +145,39 @@ def test_fast_path_refusal_is_the_general_message(
 
 _UNITS = st.sampled_from([TimestampUnit.SECONDS, TimestampUnit.MILLIS, TimestampUnit.MICROS])
 _EDGES = [0, 10**11, 10**14, 10**17, 2**53, 2**62]
-
-
-@given(
-    unit=_UNITS,
-    values=st.lists(
-        st.one_of(
-            st.integers(-(2**63), 2**63 - 1),
-            st.sampled_from(_EDGES).flatmap(lambda e: st.integers(e - 3000, e + 3000)),
-        ),
-        min_size=1,
-        max_size=40,
-    ),
+_INTEGERS = st.one_of(
+    st.integers(-(2**63), 2**63 - 1),
+    st.sampled_from(_EDGES).flatmap(lambda e: st.integers(e - 3000, e + 3000)),
+    st.sampled_from(_EDGES).flatmap(lambda e: st.integers(-e - 3000, -e + 3000)),
 )
-@settings(max_examples=400, deadline=None)
-def test_int64_conversion_matches_to_micros_values_and_messages(
-    unit: TimestampUnit, values: list[int]
+_TEXTS = st.one_of(
+    _INTEGERS.map(str),
+    _INTEGERS.map(lambda v: f" {v}\t"),
+    _INTEGERS.map(lambda v: f"+{v}" if v >= 0 else str(v)),
+    _INTEGERS.map(lambda v: f"{v}.0"),
+    st.floats(-2e17, 2e17, allow_nan=False).map(repr),
+    st.sampled_from(["1767225600.25", "1767225600123.5", "1.7672256e9", "inf", "-inf"]),
+)
+
+
+@given(unit=_UNITS, texts=st.lists(_TEXTS, min_size=1, max_size=40))
+@settings(max_examples=500, deadline=None)
+def test_float_column_conversion_equals_the_text_conversion_whenever_it_answers(
+    unit: TimestampUnit, texts: list[str]
 ) -> None:
-    array = pa.array(values, type=pa.int64())
+    """The fast path's column is the text parsed as float64 by arrow (its CSV reader trims
+    spaces and tabs around numbers); where the fast conversion returns, the text path
+    returns the same microseconds."""
+    strings = pa.array(texts, type=pa.string())
+    floats = pc.cast(pc.utf8_trim(strings, characters=" \t"), pa.float64())
+    try:
+        fast = epoch_floats_to_micros(floats, unit, 5)
+    except TimestampError:  # InexactEpoch or a refusal: the fast path hands over to text
+        return
+    assert fast.tolist() == to_micros(strings, unit, 5).tolist()
 
-    def run(convert: object) -> tuple[str, list[int]]:
-        try:
-            return "", convert(array, unit, 5).tolist()  # type: ignore[operator]
-        except TimestampError as exc:
-            return str(exc), []
 
-    assert run(epoch_ints_to_micros) == run(to_micros)
+def test_epoch_beyond_float_precision_hands_over_to_the_text_path() -> None:
+    floats = pa.array([float(2**53 + 2)], type=pa.float64())
+    with pytest.raises(InexactEpoch):
+        epoch_floats_to_micros(floats, TimestampUnit.MICROS, 1)
