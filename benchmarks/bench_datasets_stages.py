@@ -28,7 +28,7 @@ import pyarrow.csv as pacsv
 
 from backtestd.datasets import ingest
 from backtestd.datasets.rows import RowChecker
-from backtestd.datasets.timestamps import detect_unit, epoch_ints_to_micros, to_micros
+from backtestd.datasets.timestamps import detect_unit, epoch_floats_to_micros, to_micros
 from backtestd.datasets.version_file import LastraVersionWriter, value_columns
 
 
@@ -43,7 +43,7 @@ def profile(csv_path: Path, out: Path) -> dict[str, float]:
     fast = first is not None and ingest._INTEGER.fullmatch(first.strip()) is not None
     convert = pacsv.ConvertOptions(
         column_types={
-            "timestamp": pa.int64() if fast else pa.string(),
+            "timestamp": pa.float64() if fast else pa.string(),
             **{name: pa.float64() for name in columns},
         },
         include_columns=["timestamp", *columns],
@@ -53,7 +53,7 @@ def profile(csv_path: Path, out: Path) -> dict[str, float]:
     cpu = _process_cpu()
     batches = list(pacsv.open_csv(csv_path, read_options=read, convert_options=convert))
     stages = {"CSV parse (arrow, all threads)": _process_cpu() - cpu}
-    convert_ts: Callable[..., np.ndarray] = epoch_ints_to_micros if fast else to_micros
+    convert_ts: Callable[..., np.ndarray] = epoch_floats_to_micros if fast else to_micros
 
     def timed(name: str, step: Callable[[], object]) -> object:
         start = time.thread_time()
