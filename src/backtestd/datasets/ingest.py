@@ -190,7 +190,7 @@ def _ingest_csv(path: Path, target: Path) -> IngestResult:
     if first is not None and _INTEGER.fullmatch(first.strip()):
         try:
             return _convert_csv(path, target, header, columns, integer_epochs=True)
-        except Exception:  # noqa: S110  # the general path reads it, or refuses it in its words
+        except Exception:  # the general path reads it, or refuses it in its own words
             pass
     return _convert_csv(path, target, header, columns, integer_epochs=False)
 
