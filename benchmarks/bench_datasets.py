@@ -10,7 +10,9 @@ directory, then times each contender in a fresh child process on that same file:
 * **pandas (baseline).** ``pandas.read_csv(csv)`` then ``DataFrame.to_parquet(out)`` (pyarrow
   engine, default options), with no checks at all.
 
-Each child times only its own work (not the interpreter start or its imports) and reports its
+Each child times only its own work (not the interpreter start or its imports), with the CPU
+time it used in that span (user + system, all threads: a figure that a loaded machine disturbs
+less than the wall time, which is what the target is about), and reports its
 peak resident set from ``VmHWM`` in ``/proc/self/status``: that counter belongs to the child's
 own address space, so it includes neither the parent's memory nor the other contender's (which
 ``ru_maxrss`` of a ``vfork``-ed child, or ``RUSAGE_CHILDREN``, would). The page cache is warm for
@@ -22,14 +24,16 @@ To leave ``.venv`` as it is, point ``--baseline-python`` at another interpreter 
 and pyarrow (``uv venv /tmp/pandas-venv && uv pip install --python /tmp/pandas-venv/bin/python
 pandas==3.1.1 pyarrow==22.0.0 numpy==2.4.6``, the versions ``uv.lock`` pins).
 
-Run: ``.venv/bin/python benchmarks/bench_datasets.py [--rows 2000000]``. This is a script, not a
-test: timings depend on the machine and its load.
+Run: ``.venv/bin/python benchmarks/bench_datasets.py [--rows 2000000] [--repeat 3]``. This is a
+script, not a test: timings depend on the machine and its load. On a shared machine ``--repeat``
+runs the contenders alternately that many times and shows the round with the median ratio.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -64,6 +68,7 @@ class Measure:
     process_seconds: float
     rows: int
     peak_rss_mb: float
+    cpu_seconds: float
     output_bytes: int
     note: str
 
@@ -114,6 +119,12 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _cpu_seconds() -> float:
+    """User + system CPU time of this process (all its threads) so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _child_backtestd(csv_path: Path, out_dir: Path) -> dict[str, object]:
     from backtestd.datasets.ingest import ingest_upload
 
@@ -121,26 +132,38 @@ def _child_backtestd(csv_path: Path, out_dir: Path) -> dict[str, object]:
     # 1 s, once per process); pay it here so an environment with the bench group is not timed
     # differently from one without.
     pa.array(np.zeros(1))
-    start = time.perf_counter()
+    cpu, start = _cpu_seconds(), time.perf_counter()
     result = ingest_upload(csv_path, out_dir, MAX_BYTES)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
     note = (
         f"cadence {result.cadence}, gaps {result.gaps}, unit {result.timestamp_unit.value}, "
         f"{result.data_format.value}"
     )
-    return {"seconds": seconds, "rows": result.rows, "bytes": result.bytes, "note": note}
+    return {
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "rows": result.rows,
+        "bytes": result.bytes,
+        "note": note,
+    }
 
 
 def _child_pandas(csv_path: Path, out_dir: Path) -> dict[str, object]:
     import pandas as pd
 
     target = out_dir / "baseline.parquet"
-    start = time.perf_counter()
+    cpu, start = _cpu_seconds(), time.perf_counter()
     frame = pd.read_csv(csv_path)
     frame.to_parquet(target)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
     note = f"pandas {pd.__version__}, {len(frame.columns)} columns"
-    return {"seconds": seconds, "rows": len(frame), "bytes": target.stat().st_size, "note": note}
+    return {
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "rows": len(frame),
+        "bytes": target.stat().st_size,
+        "note": note,
+    }
 
 
 def child_main(name: str, csv_path: Path, out_dir: Path) -> None:
@@ -166,6 +189,7 @@ def measure(name: str, python: str, csv_path: Path, out_dir: Path) -> Measure:
         process_seconds=process_seconds,
         rows=int(report["rows"]),
         peak_rss_mb=float(report["peak_rss_mb"]),
+        cpu_seconds=float(report["cpu_seconds"]),
         output_bytes=int(report["bytes"]),
         note=str(report["note"]),
     )
@@ -182,13 +206,14 @@ def has_pandas(python: str) -> bool:
 def print_table(measures: list[Measure], csv_bytes: int) -> None:
     print()
     header = f"{'contender':<36} {'wall s':>8} {'rows/s':>12} {'MB/s':>7} {'peak RSS MB':>12}"
-    print(header + f" {'output MB':>10} {'process s':>10}")
-    print("-" * len(header) + "-" * 22)
+    print(header + f" {'output MB':>10} {'cpu s':>7} {'process s':>10}")
+    print("-" * len(header) + "-" * 30)
     for m in measures:
         mb_per_s = csv_bytes / 1e6 / m.seconds
         print(
             f"{LABELS[m.name]:<36} {m.seconds:>8.2f} {m.rows_per_s:>12,.0f} {mb_per_s:>7.1f} "
-            f"{m.peak_rss_mb:>12.0f} {m.output_bytes / 1e6:>10.1f} {m.process_seconds:>10.2f}"
+            f"{m.peak_rss_mb:>12.0f} {m.output_bytes / 1e6:>10.1f} {m.cpu_seconds:>7.2f} "
+            f"{m.process_seconds:>10.2f}"
         )
     for m in measures:
         print(f"  {m.name}: {m.note}")
@@ -208,7 +233,8 @@ def print_verdict(ours: Measure, baseline: Measure | None) -> None:
     print(
         f"throughput ratio backtestd / pandas: {ratio:.2f}x -> target >= {TARGET_RATIO:.0f}x "
         f"{'met' if ratio >= TARGET_RATIO else 'NOT met'}; peak RSS ratio "
-        f"{ours.peak_rss_mb / baseline.peak_rss_mb:.2f}"
+        f"{ours.peak_rss_mb / baseline.peak_rss_mb:.2f}; CPU time ratio (baseline / ours) "
+        f"{baseline.cpu_seconds / ours.cpu_seconds:.2f}"
     )
 
 
@@ -221,6 +247,9 @@ def parse_args() -> argparse.Namespace:
         "--baseline-python", default=sys.executable, help="interpreter with pandas for baseline"
     )
     parser.add_argument("--skip-baseline", action="store_true")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="rounds of both contenders, alternating (1)"
+    )
     parser.add_argument("--child", choices=CONTENDERS, help=argparse.SUPPRESS)
     parser.add_argument("--csv", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -236,22 +265,43 @@ def run(args: argparse.Namespace, root: Path) -> None:
         f"generated {args.rows:,} rows of 1 s OHLCV (epoch ms) in {time.perf_counter() - start:.1f}"
         f" s: {csv_bytes / 1e6:,.0f} MB at {csv_path}"
     )
-    ours = measure("backtestd", sys.executable, csv_path, root / "backtestd")
-    print(f"backtestd done: {ours.seconds:.2f} s")
-    baseline: Measure | None = None
+    with_baseline = not args.skip_baseline and has_pandas(args.baseline_python)
     if args.skip_baseline:
         print("baseline skipped (--skip-baseline)")
-    elif not has_pandas(args.baseline_python):
+    elif not with_baseline:
         print(
             f"baseline skipped: pandas is not importable by {args.baseline_python}. It comes "
             "with the 'bench' dependency group (uv sync --group bench --group dev); or pass "
             "--baseline-python with an interpreter that has pandas and pyarrow"
         )
-    else:
-        baseline = measure("pandas", args.baseline_python, csv_path, root / "pandas")
-        print(f"pandas done: {baseline.seconds:.2f} s")
+    rounds: list[tuple[Measure, Measure | None]] = []
+    for round_number in range(1, args.repeat + 1):
+        ours = measure("backtestd", sys.executable, csv_path, root / "backtestd")
+        print(f"round {round_number}: backtestd {ours.seconds:.2f} s", end="", flush=True)
+        baseline: Measure | None = None
+        if with_baseline:
+            baseline = measure("pandas", args.baseline_python, csv_path, root / "pandas")
+            ratio = baseline.seconds / ours.seconds
+            print(f", pandas {baseline.seconds:.2f} s: {ratio:.2f}x", end="")
+        print(f" (load average {os.getloadavg()[0]:.1f})")
+        rounds.append((ours, baseline))
+    ours, baseline = median_round(rounds)
+    if args.repeat > 1:
+        print(f"\nthe median round of {args.repeat} (by throughput ratio, else by our wall time):")
     print_table([m for m in (ours, baseline) if m is not None], csv_bytes)
     print_verdict(ours, baseline)
+
+
+def median_round(rounds: list[tuple[Measure, Measure | None]]) -> tuple[Measure, Measure | None]:
+    """The round with the median throughput ratio (our median wall time without a baseline);
+    the lower median of an even count."""
+
+    def key(pair: tuple[Measure, Measure | None]) -> float:
+        ours, baseline = pair
+        return baseline.seconds / ours.seconds if baseline is not None else -ours.seconds
+
+    ordered = sorted(rounds, key=key)
+    return ordered[(len(ordered) - 1) // 2]
 
 
 def main() -> None:

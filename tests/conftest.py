@@ -30,6 +30,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
         if any(f"/{d}" in path for d in _JVM_DIRS):
             item.add_marker(pytest.mark.jvm)
+        if _needs_postgres(item):
+            item.add_marker(pytest.mark.postgres)
+
+
+_POSTGRES_FILES = ("test_scale_out.py", "test_cluster.py", "test_database_outage.py")
+
+
+def _needs_postgres(item: pytest.Item) -> bool:
+    """The PostgreSQL half of the database-parametrised suites, and the suites that need it."""
+    callspec = getattr(item, "callspec", None)
+    on_postgres = callspec is not None and "postgres" in callspec.params.values()
+    return on_postgres or item.path.name in _POSTGRES_FILES
 
 
 @pytest.fixture(autouse=True)

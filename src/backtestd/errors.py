@@ -6,6 +6,8 @@ message. Keeping statuses out of here lets services be used from the CLI and wor
 
 from __future__ import annotations
 
+from typing import Literal
+
 
 class BacktestdError(Exception):
     """Base class; ``message`` is shown to the user verbatim.
@@ -18,6 +20,9 @@ class BacktestdError(Exception):
 
     default_reason = "ERROR"
     default_retryable = False
+    default_retry_after: int | None = None
+    """Seconds for the ``Retry-After`` header unless the raiser says otherwise (``None``: no
+    header, for a limit that waiting does not lift)."""
 
     def __init__(
         self,
@@ -26,14 +31,14 @@ class BacktestdError(Exception):
         reason: str | None = None,
         retryable: bool | None = None,
         next_call: dict[str, object] | None = None,
-        retry_after: int | None = None,
+        retry_after: int | None | Literal["default"] = "default",
     ) -> None:
         super().__init__(message)
         self.message = message
         self.reason = reason or self.default_reason
         self.retryable = self.default_retryable if retryable is None else retryable
         self.next_call = next_call
-        self.retry_after = retry_after
+        self.retry_after = self.default_retry_after if retry_after == "default" else retry_after
 
 
 class ServiceUnavailable(BacktestdError):
@@ -42,10 +47,7 @@ class ServiceUnavailable(BacktestdError):
 
     default_reason = "SERVICE_UNAVAILABLE"
     default_retryable = True
-
-    def __init__(self, message: str, **kwargs: object) -> None:
-        kwargs.setdefault("retry_after", 5)
-        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+    default_retry_after = 5
 
 
 class ConfigurationError(BacktestdError):
@@ -84,10 +86,7 @@ class LimitExceeded(BacktestdError):
 
     default_reason = "LIMIT_REACHED"
     default_retryable = True
-
-    def __init__(self, message: str, **kwargs: object) -> None:
-        kwargs.setdefault("retry_after", 5)
-        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+    default_retry_after = 5
 
 
 class PlanRequired(BacktestdError):
@@ -95,8 +94,10 @@ class PlanRequired(BacktestdError):
 
     default_reason = "PLAN_REQUIRED"
 
-    def __init__(self, message: str, upgrade_url: str | None = None, **kwargs: object) -> None:
-        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+    def __init__(
+        self, message: str, upgrade_url: str | None = None, *, reason: str | None = None
+    ) -> None:
+        super().__init__(message, reason=reason)
         self.upgrade_url = upgrade_url
 
 

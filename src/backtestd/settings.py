@@ -105,9 +105,12 @@ class Settings(BaseSettings):
     database_url: str = ""
     object_store_dir: Path | None = None
     # s3://bucket/prefix selects the S3-compatible store (credentials: the AWS_* variables);
-    # s3_endpoint_url names a non-AWS endpoint (MinIO, Ceph, R2, a test server).
+    # s3_endpoint_url names a non-AWS endpoint (MinIO, Ceph, R2, a test server);
+    # s3_public_endpoint_url is the one users reach it at, put in presigned URLs only (empty =
+    # s3_endpoint_url), for a store the service reaches by an internal name (http://minio:9000).
     object_store_url: str = ""
     s3_endpoint_url: str = ""
+    s3_public_endpoint_url: str = ""
     # Local read-through cache of S3 objects that workers memory-map (prepared columns).
     s3_cache_max_bytes: int = Field(default=2048 * MIB, ge=0)
 
@@ -291,6 +294,11 @@ class Settings(BaseSettings):
         if ":" in host and not host.startswith("["):
             host = f"[{host}]"
         return f"http://{host}:{self.port}"
+
+    @property
+    def resolved_s3_public_endpoint_url(self) -> str:
+        """The S3 endpoint presigned URLs name (empty = AWS's own)."""
+        return self.s3_public_endpoint_url or self.s3_endpoint_url
 
     @property
     def resolved_object_store_dir(self) -> Path:

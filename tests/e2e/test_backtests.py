@@ -311,6 +311,33 @@ def test_stored_signals_download_as_parquet_and_count_in_usage(live_server: Live
     assert usage.signal_bytes_used > 0
     tampered = results["signalsUrl"].replace("sig=", "sig=0")
     assert httpx.get(tampered).status_code == 404
+    # the additive CSV form (docs/api-decisions.md): same rows and values, the owner only
+    path = f"/backtest/sim/ticker/execute/{job.job_id}/signals"
+    response = call(live_server, session, "GET", path)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/csv")
+    assert response.headers["content-disposition"] == (
+        f'attachment; filename="signals_{job.job_id}.csv"'
+    )
+    lines = response.text.splitlines()
+    assert lines[0] == "ts,side,price,info"
+    assert len(lines) == 1 + table.num_rows
+    first = lines[1].split(",")
+    assert int(first[0]) == table.column("ts")[0].as_py()
+    assert int(first[1]) == table.column("side")[0].as_py()
+    assert float(first[2]) == table.column("price")[0].as_py()
+    assert httpx.get(f"{live_server.base_url}{path}").status_code == 401
+    other = auth(live_server.create_key("backtest-signals-eve"), base_url=live_server.base_url)
+    assert call(live_server, other, "GET", path).status_code == 404
+    unstored = session.execute(
+        exchange_id="sim", type_="ticker", prepare_job_id=prepared.job_id, strategy_id=strategy_id
+    )
+    wait_result(session, "sim", "ticker", unstored.job_id)
+    missing = call(
+        live_server, session, "GET", f"/backtest/sim/ticker/execute/{unstored.job_id}/signals"
+    )
+    assert missing.status_code == 404
+    assert "storeSignals" in missing.json()["message"]
 
 
 def test_equity_curve_options_shape_the_curve(

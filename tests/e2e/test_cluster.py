@@ -101,7 +101,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         replicas = [LiveServer(root / f"api-{i}", extra_env=shared) for i in range(2)]
         try:
             for replica in replicas:
-                replica.start(timeout=120)
+                replica.start(timeout=180)
             yield Cluster(replicas, workers, scheduler_address, env, root)
         finally:
             for replica in replicas:
@@ -147,10 +147,13 @@ def test_a_journey_across_both_replicas_spreads_over_both_workers(cluster: Clust
     assert "Dask cluster at" in cluster.replicas[1].log_path.read_text()
 
 
-def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(cluster: Cluster) -> None:
+def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
     """SIGKILL of a worker (and its job process) while prepares run: Dask reschedules the
     lost tasks on the survivor, each job completes exactly once, with the result of a run that
     was never interrupted."""
+    _wait_for_workers(cluster, 2)  # both joined, so the prepares spread over both
     key = cluster.replicas[1].create_key("cluster-jack", tier="elite")
     session = _session(cluster, 1, key)
     start, end = recent_range(24, end_hours_ago=30)
@@ -170,13 +173,20 @@ def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(cluster: Cluste
             break
         time.sleep(0.1)
     assert states == ["Started", "Started"], states
-    victim = cluster.workers[0]
+    before = _attempts_by_job(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
+    # Kill the worker whose process tree is busy (both should be; one may run both jobs).
+    index = _busiest(cluster.workers, 0.3)
+    victim = cluster.workers[index]
     for pid in _worker_pids(victim):
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+    killed_at = time.monotonic()
     victim.wait(timeout=20)
+    timeline = _watch(cluster.env["BACKTESTD_DATABASE_URL"], jobs, before, killed_at, timeout=300)
+    with capsys.disabled():  # the drill's figures, for docs/deployment.md
+        sys.stdout.write(timeline.figure("worker killed mid-prepare (24 h, 2 jobs)"))
     states = [wait_prepare(session, "sim", "ticker", job_id, timeout=300) for job_id in jobs]
     assert [s.status.value for s in states] == ["Completed", "Completed"]
     # The same prepares on the untouched half of the cluster give the same coverage.
@@ -186,7 +196,7 @@ def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(cluster: Cluste
         assert state["totalHours"] == 24
     attempts = _attempts(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
     assert sorted(attempts) == [1, 2], attempts  # the killed one ran again, nothing ran thrice
-    cluster.workers[0] = _start_worker(cluster.env, cluster.root, "worker-0b")
+    cluster.workers[index] = _start_worker(cluster.env, cluster.root, f"worker-{index}b")
 
 
 BUSY = """\
@@ -224,7 +234,9 @@ public class BusyCross extends AbstractTickerStrategy {
 """
 
 
-def test_a_worker_killed_mid_execute_leaves_the_job_to_the_other(cluster: Cluster) -> None:
+def test_a_worker_killed_mid_execute_leaves_the_job_to_the_other(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
     """SIGKILL of a worker while two identical executes (two users) run, one on each worker:
     the killed one is rescheduled on the survivor and completes once, with exactly the result
     of the run that was never interrupted."""
@@ -255,13 +267,18 @@ def test_a_worker_killed_mid_execute_leaves_the_job_to_the_other(cluster: Cluste
     assert states == ["Started", "Started"], states
     # Kill the worker whose process tree is burning CPU (the one running a busy execute).
     index = max(range(len(cluster.workers)), key=lambda i: _tree_cpu(cluster.workers[i], 1.0))
+    before = _attempts_by_job(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
     victim = cluster.workers[index]
     for pid in _worker_pids(victim):
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+    killed_at = time.monotonic()
     victim.wait(timeout=20)
+    timeline = _watch(cluster.env["BACKTESTD_DATABASE_URL"], jobs, before, killed_at, timeout=300)
+    with capsys.disabled():
+        sys.stdout.write(timeline.figure("worker killed mid-execute (busy strategy, 2 jobs)"))
     results = [
         wait_result(session, "sim", "ticker", job_id, timeout=300)
         for (session, _, _), job_id in zip(runs, jobs, strict=True)
@@ -295,6 +312,26 @@ def _wait_for_workers(cluster: Cluster, count: int, timeout: float = 120) -> Non
         while len(client.scheduler_info()["workers"]) < count:
             assert time.monotonic() < deadline, "the workers did not all join the scheduler"
             time.sleep(0.5)
+
+
+def _busiest(workers: list[subprocess.Popen[bytes]], seconds: float) -> int:
+    """The index of the worker whose process tree used the most CPU over ``seconds`` (all
+    sampled over the same window, so a short job is still running when the answer comes)."""
+    before = [_tree_ticks(worker) for worker in workers]
+    time.sleep(seconds)
+    used = [_tree_ticks(worker) - was for worker, was in zip(workers, before, strict=True)]
+    return max(range(len(workers)), key=lambda i: used[i])
+
+
+def _tree_ticks(worker: subprocess.Popen[bytes]) -> int:
+    total = 0
+    for pid in _descendants(worker.pid):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime + stime
+    return total
 
 
 def _tree_cpu(worker: subprocess.Popen[bytes], seconds: float) -> int:
@@ -334,6 +371,58 @@ def _descendants(root: int) -> set[int]:
     return found
 
 
+@dataclass
+class Timeline:
+    """What the jobs table showed after a kill, polled every 0.1 s (seconds since the kill)."""
+
+    retried_after: dict[str, float]  # job id -> when its attempts went up (a run began again)
+    completed_after: dict[str, float]
+    attempts: dict[str, int]
+
+    def figure(self, drill: str) -> str:
+        jobs = []
+        for job, done in sorted(self.completed_after.items(), key=lambda item: item[1]):
+            again = self.retried_after.get(job)
+            rerun = "" if again is None else f", attempts rose at {again:.1f} s"
+            jobs.append(f"attempts {self.attempts[job]}{rerun}, done at {done:.1f} s")
+        return (
+            f"\n{drill}, seconds after the kill: all done at "
+            f"{max(self.completed_after.values()):.1f} s; " + "; ".join(jobs) + "\n"
+        )
+
+
+def _watch(
+    database_url: str, job_ids: list[str], before: list[int], killed_at: float, timeout: float
+) -> Timeline:
+    """Poll the jobs table from the kill until every job is terminal (``before``: the jobs'
+    attempts just before the kill)."""
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(database_url)
+    query = sqlalchemy.text(
+        "SELECT job_id, status, attempts FROM jobs WHERE job_id IN :ids"
+    ).bindparams(sqlalchemy.bindparam("ids", expanding=True))
+    first = dict(zip(job_ids, before, strict=True))
+    timeline = Timeline({}, {}, {})
+    try:
+        deadline = time.monotonic() + timeout
+        while len(timeline.completed_after) < len(job_ids):
+            assert time.monotonic() < deadline, f"jobs not finished: {timeline}"
+            with engine.connect() as connection:
+                rows = connection.execute(query, {"ids": job_ids}).all()
+            now = time.monotonic() - killed_at
+            for job_id, status, attempts in rows:
+                timeline.attempts[job_id] = int(attempts)
+                if int(attempts) > first[job_id] and job_id not in timeline.retried_after:
+                    timeline.retried_after[job_id] = now
+                if status in ("Completed", "Failed", "Aborted"):
+                    timeline.completed_after.setdefault(job_id, now)
+            time.sleep(0.1)
+    finally:
+        engine.dispose()
+    return timeline
+
+
 def _job_status(database_url: str, job_id: str) -> str | None:
     import sqlalchemy
 
@@ -346,6 +435,11 @@ def _job_status(database_url: str, job_id: str) -> str | None:
             return None if row is None else str(row[0])
     finally:
         engine.dispose()
+
+
+def _attempts_by_job(database_url: str, job_ids: list[str]) -> list[int]:
+    """Each job's attempts, in the order of ``job_ids``."""
+    return [_attempts(database_url, [job_id])[0] for job_id in job_ids]
 
 
 def _attempts(database_url: str, job_ids: list[str]) -> list[int]:
@@ -365,7 +459,9 @@ def _attempts(database_url: str, job_ids: list[str]) -> list[int]:
         engine.dispose()
 
 
-def test_jobs_queued_through_a_killed_replica_finish(cluster: Cluster) -> None:
+def test_jobs_queued_through_a_killed_replica_finish(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
     """SIGKILL of the replica that queued the jobs, right after queuing: tasks it had handed
     to the scheduler (fire-and-forget) run on the workers; a job it had committed but not yet
     sent is found by the other replica's recovery check (the scheduler does not hold it) and
@@ -381,11 +477,20 @@ def test_jobs_queued_through_a_killed_replica_finish(cluster: Cluster) -> None:
     ]
     process = cluster.replicas[1].process
     assert process is not None
+    before = _attempts_by_job(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
     process.send_signal(signal.SIGKILL)
+    killed_at = time.monotonic()
     process.wait(timeout=20)
+    timeline = _watch(cluster.env["BACKTESTD_DATABASE_URL"], jobs, before, killed_at, timeout=300)
+    resubmitted = cluster.replicas[0].log_path.read_text().count("jobs no executor held")
+    with capsys.disabled():
+        sys.stdout.write(
+            timeline.figure("replica killed right after queuing (3 prepares of 6 h)")
+            + f"recovery resubmissions logged by the survivor so far: {resubmitted}\n"
+        )
     for job_id in jobs:
         state = wait_prepare(survivor, "sim", "ticker", job_id, timeout=300)
         assert state.status.value == "Completed"
         assert state.to_dict()["totalHours"] == 6
     assert max(_attempts(cluster.env["BACKTESTD_DATABASE_URL"], jobs)) <= 2
-    cluster.replicas[1].start(timeout=120)  # and the killed replica serves again
+    cluster.replicas[1].start(timeout=180)  # and the killed replica serves again

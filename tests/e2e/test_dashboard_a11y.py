@@ -10,14 +10,18 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.support.server import LiveServer
+from tests.support.strategies import source
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 if not Path(CHROMIUM).exists():
@@ -112,5 +116,75 @@ def test_every_view_has_no_serious_or_critical_axe_violation(
     with capsys.disabled():  # the audit's figure, for the closing note
         sys.stdout.write(
             f"\naxe-core over {len(VIEWS)} views: {dict(by_impact) or 'no'} violations\n"
+        )
+    assert found == {}, found
+
+
+def _hours_ago(hours: int) -> str:
+    at = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=hours)
+    return at.strftime("%Y-%m-%dT%H:%MZ")
+
+
+def _poll(client: httpx.Client, path: str, done: Any, timeout: float = 180) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        response = client.get(path)
+        if response.status_code == 200 and done(response.json()):
+            return response.json()
+        time.sleep(0.5)
+    raise AssertionError(f"{path} not done after {timeout}s")
+
+
+def test_result_strategy_and_sweep_pages_have_no_serious_or_critical_axe_violation(
+    page: Page, server: LiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The pages with charts and tables: a backtest result, a strategy's code, a sweep with
+    its leaderboard, marginals, heatmap and overlaid curves. The work is set up through the
+    API; the pages are opened by their addresses."""
+    key = server.create_key("a11y-results", tier="pro")
+    headers = {"Authorization": f"Bearer {server.token(key)}"}
+    with httpx.Client(base_url=server.base_url, headers=headers, timeout=30) as client:
+        strategy = client.post(
+            "/strategy", content=source("ema_cross.java"), headers={"Content-Type": "text/plain"}
+        ).json()["strategyId"]
+        window = {"instrument": "BTC/USDT", "from": _hours_ago(8), "to": _hours_ago(2)}
+        prepare = client.post("/backtest/sim/ticker/prepare", json=window).json()["jobId"]
+        _poll(
+            client,
+            f"/backtest/sim/ticker/prepare/{prepare}",
+            lambda b: b["status"] in ("Completed", "Failed", "Aborted"),
+        )
+        body = {"prepareJobId": prepare, "strategyId": strategy, "storeSignals": True}
+        execute = client.post("/backtest/sim/ticker/execute", json=body).json()["jobId"]
+        _poll(client, f"/backtest/sim/ticker/execute/{execute}", lambda b: "results" in b)
+        axes = {"fast": {"from": 5, "to": 15, "step": 5}, "slow": {"values": [20, 30]}}
+        sweep = client.post(
+            f"/backtest/sim/ticker/executeSweep/{prepare}",
+            json={"strategyId": strategy, "sweep": {"params": axes}},
+        ).json()["sweepId"]
+    origin = server.base_url.removesuffix("/v1")
+    page.goto(origin + "/")
+    page.fill("#apikey", key)
+    page.click("#signin button")
+    page.wait_for_selector("#tier")
+    pages = {
+        f"#/strategy/{strategy}": "#code",
+        f"#/result/sim/ticker/{execute}": "#price-chart svg",  # after the signals table
+        f"#/sweep/sim/ticker/{prepare}/{sweep}": "#trial-chart svg",
+    }
+    found: dict[str, str] = {}
+    by_impact: Counter[str] = Counter()
+    for address, ready in pages.items():
+        page.goto(f"{origin}/{address}")
+        page.wait_for_selector(ready, timeout=180_000)
+        violations = _violations(page)
+        by_impact.update(str(v.get("impact")) for v in violations)
+        blocking = [v for v in violations if v.get("impact") in BLOCKING]
+        if blocking:
+            found[address] = _describe(blocking)
+    with capsys.disabled():
+        sys.stdout.write(
+            f"\naxe-core over the strategy, result and sweep pages: "
+            f"{dict(by_impact) or 'no'} violations\n"
         )
     assert found == {}, found

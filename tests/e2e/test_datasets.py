@@ -164,6 +164,46 @@ def test_data_url_serves_the_version_with_ranges(
     assert tampered.json()["code"] == 404
 
 
+def test_preview_is_the_close_series_downsampled_with_its_extremes(
+    live_server: LiveServer,
+    dana: AuthenticatedSession,
+    eve: AuthenticatedSession,
+    candles: dict[str, Any],
+) -> None:
+    """``GET /datasets/{id}/preview`` (additive, docs/api-decisions.md): every close when the
+    version is short, its extremes when downsampled; 409 before a version is ready; 404 for
+    another user."""
+    dataset_id = candles["created"].dataset_id
+    headers = {"Authorization": f"Bearer {dana.token.access_token}"}  # type: ignore[union-attr]
+    url = f"{live_server.base_url}/datasets/{dataset_id}/preview"
+    rows = candle_rows()
+    whole = httpx.get(url, headers=headers, timeout=30)
+    assert whole.status_code == 200
+    body = whole.json()
+    assert body["versionId"] == candles["state"].version.id
+    assert (body["rows"], body["cadence"], body["column"]) == (len(rows), "1m", "close")
+    assert body["downsampled"] is False
+    assert body["values"] == [row[4] for row in rows]
+    assert body["timestamps"] == [int(row[0].timestamp() * 1000) for row in rows]
+    small = httpx.get(url, params={"points": 40}, headers=headers, timeout=30).json()
+    assert small["downsampled"] is True
+    assert len(small["values"]) <= 40
+    assert max(small["values"]) == max(row[4] for row in rows)
+    assert min(small["values"]) == min(row[4] for row in rows)
+    assert small["timestamps"] == sorted(small["timestamps"])
+    assert httpx.get(url, params={"points": 2}, headers=headers).status_code == 400
+    other = {"Authorization": f"Bearer {eve.token.access_token}"}  # type: ignore[union-attr]
+    assert httpx.get(url, headers=other).status_code == 404
+    empty = dana.create_dataset(name="not-yet", instrument="btc/usdt")
+    pending = httpx.get(
+        f"{live_server.base_url}/datasets/{empty.dataset_id}/preview", headers=headers
+    )
+    assert pending.status_code == 409
+    assert "no ready version" in pending.json()["message"]
+    deleted = httpx.delete(f"{live_server.base_url}/datasets/{empty.dataset_id}", headers=headers)
+    assert deleted.status_code == 200
+
+
 def test_finalize_is_idempotent_then_spent(
     live_server: LiveServer, dana: AuthenticatedSession, candles: dict[str, Any]
 ) -> None:

@@ -140,9 +140,33 @@ def test_missing_or_malformed_hour_gives_400(
     )
 
 
+def test_csv_has_the_parquet_files_header_rows_and_values(live_server: LiveServer) -> None:
+    """``format=csv`` is an additive option (docs/api-decisions.md) for browsers: the same
+    columns and values as lastra and parquet, ``ts`` in epoch milliseconds."""
+    hour = _hour(32)
+    text = f"{hour:%Y-%m-%dT%H}"
+    for kind, columns, suffix in (
+        ("tickers", TICKER_COLUMNS, ""),
+        ("klines", KLINE_COLUMNS, "_klines"),
+    ):
+        lastra = _lastra_columns(_get(live_server, kind, "ETH/USDT", hour=text).content)
+        response = _get(live_server, kind, "ETH/USDT", hour=text, format="csv")
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/csv")
+        assert response.headers["content-disposition"] == (
+            f'attachment; filename="ETH_USDT_{hour:%Y-%m-%d}_h{hour:%H}{suffix}.csv"'
+        )
+        lines = response.text.splitlines()
+        assert lines[0] == ",".join(columns)
+        assert len(lines) == 1 + len(lastra["ts"])
+        values = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+        for ix, name in enumerate(columns):
+            assert np.array_equal(values[:, ix], lastra[name].astype(np.float64)), name
+
+
 def test_unknown_format_gives_400(live_server: LiveServer) -> None:
     response = _get(
-        live_server, "tickers", "BTC/USDT", hour=f"{_hour(5):%Y-%m-%dT%H}", format="csv"
+        live_server, "tickers", "BTC/USDT", hour=f"{_hour(5):%Y-%m-%dT%H}", format="xml"
     )
     assert response.status_code == 400
     assert "format" in response.json()["message"]

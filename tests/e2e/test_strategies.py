@@ -76,6 +76,27 @@ def test_declared_property_hints_are_reported(alice: AuthenticatedSession) -> No
     assert fast.reflected is True
 
 
+def test_strategy_state_also_lists_the_declared_properties_and_the_sdk_still_reads_it(
+    live_server: LiveServer,
+) -> None:
+    """An additive key of ``GET /strategy/{id}`` (docs/api-decisions.md): the dashboard builds
+    its sweep axes from it; the official client ignores it."""
+    session = _session(live_server, "strategy-declared")
+    strategy_id = session.compile_strategy(source("ema_cross.java")).strategy_id
+    headers = {"Authorization": f"Bearer {session.token.access_token}"}  # type: ignore[union-attr]
+    body = httpx.get(f"{live_server.base_url}/strategy/{strategy_id}", headers=headers).json()
+    declared = {p["name"]: p for p in body["declaredProperties"]}
+    assert set(declared) == {"fast", "slow"}
+    assert (declared["fast"]["min"], declared["fast"]["max"], declared["fast"]["step"]) == (
+        2,
+        50,
+        1,
+    )
+    assert declared["slow"]["defaultValue"] == "21"
+    assert "min" not in declared["slow"]
+    assert session.get_strategy(strategy_id).strategy_id == strategy_id
+
+
 def test_validate_answers_202_then_200_with_the_status_code(live_server: LiveServer) -> None:
     session = _session(live_server, "strategy-status")
     strategy_id = session.compile_strategy(source("sma_kline.java")).strategy_id

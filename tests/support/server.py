@@ -53,7 +53,9 @@ class LiveServer:
         self.log_path = data_dir / "server.log"
         self.process: subprocess.Popen[bytes] | None = None
 
-    def start(self, timeout: float = 60.0) -> None:
+    def start(self, timeout: float = 180.0) -> None:
+        """Wait up to ``timeout`` for the API to answer: a loaded 2-core machine (a CI run beside
+        other work) has been seen to need over 60 s for the Dask workers and the JVM."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(

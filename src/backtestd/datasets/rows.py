@@ -46,7 +46,7 @@ class RowChecker:
         """Check the next chunk (``ts_us`` and the value columns of the same length)."""
         if ts_us.size == 0:
             return
-        self._check_order(ts_us)
+        intervals = self._check_order(ts_us)
         for name, column in values.items():
             finite = np.isfinite(column)
             if not bool(finite.all()):
@@ -56,19 +56,24 @@ class RowChecker:
                     f"{row_label(self.rows + index + 1)}: column {name!r} is {value!r}; "
                     "every value must be a finite number"
                 )
-        self._cadence.add(ts_us)
+        self._cadence.add_intervals(intervals, int(ts_us[-1]))
         if self.first_us is None:
             self.first_us = int(ts_us[0])
         self.last_us = int(ts_us[-1])
         self.rows += int(ts_us.size)
 
-    def _check_order(self, ts_us: I64) -> None:
+    def _check_order(self, ts_us: I64) -> I64:
+        """The intervals from the previous row (none before the first row), all positive."""
         if self.last_us is None:
             steps = np.diff(ts_us)
             offset = 1
         else:
-            steps = ts_us - np.concatenate(([self.last_us], ts_us[:-1]))
+            steps = np.empty_like(ts_us)
+            steps[0] = ts_us[0] - self.last_us
+            np.subtract(ts_us[1:], ts_us[:-1], out=steps[1:])
             offset = 0
+        if steps.size == 0 or int(steps.min()) > 0:
+            return steps
         bad = np.flatnonzero(steps <= 0)
         if bad.size:
             index = int(bad[0]) + offset
@@ -76,6 +81,7 @@ class RowChecker:
                 f"{row_label(self.rows + index + 1)}: timestamp {iso_micros(int(ts_us[index]))} "
                 "is not after the previous row; rows must be sorted by time with no duplicates"
             )
+        return steps
 
     def cadence(self) -> CadenceReport:
         return self._cadence.report()

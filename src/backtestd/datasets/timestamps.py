@@ -105,6 +105,47 @@ def to_micros(column: pa.Array | pa.ChunkedArray, unit: TimestampUnit, first_row
     return _from_epoch(array, unit, first_row)
 
 
+# Unit ranges of the magnitude classes (``_magnitude_classes``), as float bounds.
+_CLASS_RANGE = {
+    TimestampUnit.SECONDS: (0.0, 1e11),
+    TimestampUnit.MILLIS: (1e11, 1e14),
+    TimestampUnit.MICROS: (1e14, 1e17),
+}
+_EXACT_FLOAT = 2.0**53
+
+
+class InexactEpoch(TimestampError):
+    """An epoch too large for a float64 to hold its integer exactly (read it as text)."""
+
+
+def epoch_floats_to_micros(array: pa.Array, unit: TimestampUnit, first_row: int) -> I64:
+    """``to_micros`` of the text column, from the same column parsed as float64 (the CSV fast
+    path: arrow parses a number's text to the same double either way).
+
+    A chunk with no nulls and every value inside ``unit``'s range costs a min, a max, a
+    rounding and a multiply; any other chunk goes through :func:`to_micros`. Whole numbers
+    are exact below 2**53; a value beyond raises :class:`InexactEpoch`, as the text path reads
+    such integers exactly and a float cannot.
+    """
+    if array.null_count or not pa.types.is_float64(array.type) or unit is TimestampUnit.ISO:
+        return to_micros(array, unit, first_row)
+    values = np.asarray(array.to_numpy(zero_copy_only=True), dtype=np.float64)
+    if values.size == 0:
+        return np.empty(0, dtype=np.int64)
+    low, high = _CLASS_RANGE[unit]
+    smallest, largest = float(values.min()), float(values.max())
+    if largest >= _EXACT_FLOAT or smallest <= -_EXACT_FLOAT:
+        raise InexactEpoch(
+            f"{row_label(first_row)}: an epoch timestamp of this chunk is beyond ±2**53"
+        )
+    if not (smallest >= low and largest < high):
+        return to_micros(array, unit, first_row)
+    whole = np.rint(values)
+    if unit is TimestampUnit.SECONDS and not np.array_equal(values, whole):
+        return np.rint(values * 1_000_000).astype(np.int64)  # fractional seconds
+    return whole.astype(np.int64) * _SCALE_TO_MICROS[unit]
+
+
 def arrow_unit(array_type: pa.DataType) -> TimestampUnit:
     """The reported unit of a typed (parquet) timestamp column."""
     return _ARROW_UNITS.get(array_type.unit, TimestampUnit.MICROS)
@@ -150,13 +191,19 @@ def _from_iso_rows(texts: list[str], first_row: int) -> I64:
 
 
 def _from_epoch(array: pa.Array, unit: TimestampUnit, first_row: int) -> I64:
+    if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+        # Spaces and tabs around a number, as arrow's CSV reader allows in number columns.
+        array = pc.utf8_trim(array, characters=" \t")
     try:
+        # Integers beyond 2**53 round as their text would (a safe cast refuses them).
+        safe = not pa.types.is_integer(array.type)
         values = np.asarray(
-            pc.cast(array, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64
+            pc.cast(array, pa.float64(), safe=safe).to_numpy(zero_copy_only=False),
+            dtype=np.float64,
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         texts = array.cast(pa.string()).to_pylist()
-        bad = next(i for i, t in enumerate(texts) if not _looks_numeric(str(t)))
+        bad = _first_unparsable(texts)
         raise TimestampError(
             f"{row_label(first_row + bad)}: timestamp {texts[bad]!r} is not a number, but the "
             f"file's first row is in {describe(unit)}; use one unit in the whole file"
@@ -172,6 +219,17 @@ def _from_epoch(array: pa.Array, unit: TimestampUnit, first_row: int) -> I64:
     if unit is TimestampUnit.SECONDS and not np.array_equal(values, np.floor(values)):
         return np.rint(values * 1_000_000).astype(np.int64)  # fractional seconds
     return _exact_integers(array, values) * _SCALE_TO_MICROS[unit]
+
+
+def _first_unparsable(texts: list[str | None]) -> int:
+    """The first text arrow cannot read as a number (error path only). Python's ``float`` is
+    no judge: it accepts what arrow refuses, such as surrounding spaces or ``1_000``."""
+    for index, text in enumerate(texts):
+        try:
+            pc.cast(pa.array([text], type=pa.string()), pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return index
+    return 0
 
 
 def _exact_integers(array: pa.Array, values: npt.NDArray[np.float64]) -> I64:

@@ -1,4 +1,4 @@
-"""Encoding of one hour of market data as lastra (stored, served) and parquet (on the fly).
+"""Encoding of one hour of market data as lastra (stored, served), parquet and CSV (on the fly).
 
 The lastra layout is one series with ``ts`` (int64 epoch ms, delta-varint) first and every
 other column float64 stored RAW; parquet carries the same rows and columns (``ts`` as int64
@@ -14,6 +14,7 @@ from datetime import datetime
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from lastra import Codec, DataType, LastraReader, LastraWriter
 
@@ -56,15 +57,38 @@ def decode_lastra(kind: DataKind, hour: datetime, blob: bytes) -> HourFrame:
 
 
 def encode_parquet(frame: HourFrame) -> bytes:
-    table = pa.table(
+    sink = io.BytesIO()
+    pq.write_table(_table(frame), sink, compression="zstd")
+    return sink.getvalue()
+
+
+def _table(frame: HourFrame) -> pa.Table:
+    return pa.table(
         {
             name: pa.array(frame.columns[name], type=pa.int64() if name == "ts" else pa.float64())
             for name in COLUMNS_BY_KIND[frame.kind]
         }
     )
+
+
+def table_csv(table: pa.Table) -> bytes:
+    r"""A table as CSV text: a plain header line of the column names, then one line per row;
+    floats in their shortest round-tripping form, strings in double quotes.
+
+    >>> table_csv(pa.table({"ts": [1, 2], "close": [1.5, 0.1]})).decode()
+    'ts,close\n1,1.5\n2,0.1\n'
+    """
     sink = io.BytesIO()
-    pq.write_table(table, sink, compression="zstd")
+    sink.write((",".join(table.column_names) + "\n").encode())
+    if table.num_rows:
+        options = pacsv.WriteOptions(include_header=False, quoting_style="needed")
+        pacsv.write_csv(table, sink, options)
     return sink.getvalue()
+
+
+def encode_csv(frame: HourFrame) -> bytes:
+    """An hour as CSV with the parquet file's columns and values (``ts`` in epoch ms)."""
+    return table_csv(_table(frame))
 
 
 def frame_summary(frame: HourFrame) -> tuple[float | None, float]:

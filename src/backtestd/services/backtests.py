@@ -259,6 +259,7 @@ class BacktestService:
             repo = JobRepository(uow.session)
             if repo.get(job_id) is not None:
                 return job_id
+            repo.lock_admission()  # count-then-insert, one admission at a time
             self._check_limits(repo, principal, kind, exchange_id)
             # Fair share: the user's n-th waiting job of a kind queues behind every other
             # user's (n-1)-th, so a burst from one user cannot starve the others.

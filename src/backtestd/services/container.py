@@ -15,11 +15,13 @@ from backtestd.services.accounts import AccountService
 from backtestd.services.auth import AuthService, load_or_create_secret
 from backtestd.services.backtests import BacktestService
 from backtestd.services.dataset_imports import DatasetImports
+from backtestd.services.dataset_preview import DatasetPreviews
 from backtestd.services.dataset_uploads import DatasetUploads
 from backtestd.services.datasets import DatasetService
 from backtestd.services.fair_queue import FairQueue
 from backtestd.services.market import MarketService
 from backtestd.services.rate_limit import RateLimiter
+from backtestd.services.signals import SignalFiles
 from backtestd.services.signed_urls import SignedUrls
 from backtestd.services.strategies import StrategyService
 from backtestd.services.sweeps import SweepService
@@ -48,9 +50,11 @@ class Services:
     backtests: BacktestService
     sweeps: SweepService
     signed_urls: SignedUrls
+    signals: SignalFiles
     datasets: DatasetService
     dataset_uploads: DatasetUploads
     dataset_imports: DatasetImports
+    dataset_previews: DatasetPreviews
 
     def close(self) -> None:
         if self.backtests.executor is not None:
@@ -109,9 +113,11 @@ def build_services(settings: Settings) -> Services:
         backtests=backtests,
         sweeps=SweepService(settings, database, backtests),
         signed_urls=signed_urls,
+        signals=SignalFiles(backtests, objects),
         datasets=datasets,
         dataset_uploads=DatasetUploads(datasets, objects, upload_links),
         dataset_imports=DatasetImports(datasets, catalogue),
+        dataset_previews=DatasetPreviews(settings, datasets, objects),
     )
 
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from backtestd.domain.marketdata import DataKind, Segment
 from backtestd.errors import InvalidInput, NotFound
 from backtestd.marketdata.catalogue import Catalogue, ExchangeInfo, InstrumentListing
-from backtestd.marketdata.segments import decode_lastra, encode_parquet
+from backtestd.marketdata.segments import decode_lastra, encode_csv, encode_parquet
 from backtestd.marketdata.store import HourlyStore
 from backtestd.services.rate_limit import RateLimiter
 
@@ -18,7 +18,11 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # A client polling for the next hour with a skewed clock gets 404 (not yet available); an hour
 # further ahead than this can never exist soon and is a malformed request (400).
 FUTURE_TOLERANCE = timedelta(hours=24)
-MEDIA_TYPES = {"lastra": "application/vnd.lastra", "parquet": "application/vnd.apache.parquet"}
+MEDIA_TYPES = {
+    "lastra": "application/vnd.lastra",
+    "parquet": "application/vnd.apache.parquet",
+    "csv": "text/csv",  # additive (docs/api-decisions.md): what a browser can read itself
+}
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,7 @@ class MarketService:
         hour = parse_hour(hour_text)
         fmt = fmt or "lastra"
         if fmt not in MEDIA_TYPES:
-            raise InvalidInput(f"format {fmt!r} is not supported; use lastra or parquet")
+            raise InvalidInput(f"format {fmt!r} is not supported; use lastra, parquet or csv")
         instrument = self._catalogue.resolve(exchange_id, base, quote)
         blob = self._store.read(exchange_id, instrument, kind, hour)
         if blob is None:
@@ -128,6 +132,8 @@ class MarketService:
             )
         if fmt == "parquet":
             blob = encode_parquet(decode_lastra(kind, hour, blob))
+        elif fmt == "csv":
+            blob = encode_csv(decode_lastra(kind, hour, blob))
         stem = "_".join(
             [instrument.base, instrument.quote] + ([instrument.settle] if instrument.settle else [])
         )

@@ -13,9 +13,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from backtestd.domain.jobs import JobRecord, JobStatus
+from backtestd.domain.jobs import JobStatus
 from backtestd.domain.sweeps import Objective, Sampler, SweepRow, SweepSpec, SweepStatus
-from backtestd.domain.timefmt import iso_z
 from backtestd.engine.equity_curve import (
     EquityCurveMeta,
     OutMode,
@@ -23,9 +22,10 @@ from backtestd.engine.equity_curve import (
     equity_curve_pointer,
     transform,
 )
+from backtestd.services.job_views import job_state
 from backtestd.services.sweeps import SweepView
 from backtestd.sweeps.plan import lattices, retained_count
-from backtestd.sweeps.ranking import plateau_scores, rank_order, value_positions
+from backtestd.sweeps.ranking import plateau_scores, rank_order, value_key, value_positions
 from backtestd.sweeps.sensitivity import sensitivity
 from backtestd.sweeps.statistics import deflated_sharpe_ratios, probability_of_overfitting
 
@@ -40,18 +40,6 @@ def sweep_status(view: SweepView) -> SweepStatus:
     if any(s.status is JobStatus.FAILED for s in view.shards):
         return SweepStatus.PARTIAL
     return SweepStatus.COMPLETED
-
-
-def job_state(job: JobRecord, done: int) -> Wire:
-    return {
-        "contextId": f"jctx:{job.data_type}:{job.user_id}:{job.exchange_id}:{job.job_id}",
-        "status": job.status.value,
-        "statusDetail": job.status_detail,
-        "size": job.size,
-        "completed": done,
-        "startTime": iso_z(job.start_time),
-        "endTime": iso_z(job.end_time),
-    }
 
 
 def progress(view: SweepView, now: datetime) -> Wire:
@@ -112,14 +100,10 @@ def _coords(view: SweepView) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
     axes = lattices(view.spec)
     index = [value_positions(values) for _, values in axes]  # neighbours in value order
     coords = [
-        tuple(index[a][_key(row.params[name])] for a, (name, _) in enumerate(axes))
+        tuple(index[a][value_key(row.params[name])] for a, (name, _) in enumerate(axes))
         for row in view.rows
     ]
     return coords, tuple(len(values) for _, values in axes)
-
-
-def _key(value: Any) -> Any:
-    return (type(value) is bool, value)
 
 
 def result(
@@ -255,7 +239,7 @@ def _param_drift(view: SweepView, folds: list[Wire]) -> float | None:
         total = 0.0
         for name, values in axes:
             pos = value_positions(values)  # steps in value order, as plateau neighbours
-            ia, ib = pos[_key(a["params"][name])], pos[_key(b["params"][name])]
+            ia, ib = pos[value_key(a["params"][name])], pos[value_key(b["params"][name])]
             total += abs(ia - ib) / max(1, len(values) - 1)
         steps.append(total / len(axes))
     return float(sum(steps) / len(steps))

@@ -231,6 +231,7 @@ class SweepService:
             existing = repo.get(sweep_id)
             if existing is not None:
                 return _accepted(SweepSpec.from_json(existing.spec), sweep_id, vectors, False)
+            repo.lock_admission()  # count-then-insert, one admission at a time
             self._check_limits(repo, principal)
             repo.add(
                 JobRecord(

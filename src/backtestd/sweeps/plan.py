@@ -26,6 +26,11 @@ def lattices(spec: SweepSpec) -> list[tuple[str, list[Any]]]:
 
 
 def grid_size(axes: list[tuple[str, list[Any]]]) -> int:
+    """The number of grid vectors: the product of the lattice sizes.
+
+    >>> grid_size([("fast", [5, 10, 15]), ("slow", [20, 30])])
+    6
+    """
     return math.prod(len(values) for _, values in axes)
 
 
@@ -63,6 +68,9 @@ def _lhs_indices(seed: int | None, n: int, sizes: list[int]) -> list[npt.NDArray
     so with a lattice at least as fine as the strata (``L >= n``) every stratum is hit exactly
     once; a coarser lattice maps several strata onto one point (``floor(u * L)``). The same seed
     gives the same vectors on every worker.
+
+    >>> [sorted(int(i) // 2 for i in axis) for axis in _lhs_indices(7, 5, [10, 10])]
+    [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4]]
     """
     if n == 0 or not sizes:
         return [np.zeros(n, dtype=np.int64) for _ in sizes]

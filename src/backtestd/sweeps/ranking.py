@@ -62,6 +62,16 @@ def plateau_scores(
     return scores, counts
 
 
+def value_key(value: Any) -> tuple[bool, Any]:
+    """A lattice value as a dictionary key that keeps ``True`` apart from ``1`` (and ``False``
+    from ``0``), which Python's equality would merge.
+
+    >>> value_key(True) == value_key(1)
+    False
+    """
+    return (type(value) is bool, value)
+
+
 def value_positions(values: Sequence[Any]) -> dict[tuple[bool, Any], int]:
     """Each lattice value's position in ascending value order (``false`` before ``true``).
 
@@ -71,5 +81,5 @@ def value_positions(values: Sequence[Any]) -> dict[tuple[bool, Any], int]:
     >>> value_positions([10, 50, 20])
     {(False, 10): 0, (False, 20): 1, (False, 50): 2}
     """
-    keys = sorted({(type(v) is bool, v) for v in values})
+    keys = sorted({value_key(v) for v in values})
     return {k: i for i, k in enumerate(keys)}

@@ -7,6 +7,7 @@ from itertools import combinations
 from typing import Any
 
 from backtestd.domain.sweeps import Objective
+from backtestd.sweeps.ranking import value_key
 
 MAX_HEATMAPS = 45
 """At most this many axis pairs get a heatmap (10 axes); marginals are always complete."""
@@ -16,10 +17,6 @@ def _stats(values: list[float], objective: Objective) -> dict[str, float | int]:
     best = max(values) if objective.higher_is_better else min(values)
     worst = min(values) if objective.higher_is_better else max(values)
     return {"count": len(values), "best": best, "mean": sum(values) / len(values), "worst": worst}
-
-
-def _key(value: Any) -> tuple[bool, Any]:
-    return (type(value) is bool, value)
 
 
 def sensitivity(
@@ -42,7 +39,7 @@ def sensitivity(
         groups: dict[tuple[bool, Any], list[float]] = {}
         raw: dict[tuple[bool, Any], Any] = {}
         for p, v in zip(params, values, strict=True):
-            k = _key(p[axis])
+            k = value_key(p[axis])
             groups.setdefault(k, []).append(v)
             raw[k] = p[axis]
         points = [{"value": raw[k], **_stats(groups[k], objective)} for k in sorted(groups)]
@@ -53,7 +50,7 @@ def sensitivity(
         cells: dict[tuple[Any, Any], list[float]] = {}
         raw_pairs: dict[tuple[Any, Any], tuple[Any, Any]] = {}
         for p, v in zip(params, values, strict=True):
-            cell = (_key(p[a]), _key(p[b]))
+            cell = (value_key(p[a]), value_key(p[b]))
             cells.setdefault(cell, []).append(v)
             raw_pairs[cell] = (p[a], p[b])
         heatmaps.append(

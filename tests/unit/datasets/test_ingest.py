@@ -341,3 +341,28 @@ def test_random_binary_is_refused_as_unknown_format(tmp_path: Path) -> None:
     data = random.Random(0).randbytes(4096)
     message = _refused(tmp_path, data)
     assert "binary but not gzip, zip, parquet or lastra" in message
+
+
+def test_parquet_int_timestamp_beyond_float_precision_is_refused_at_its_row(
+    tmp_path: Path,
+) -> None:
+    stamps = pa.array([T0_S * 1000, (T0_S + 60) * 1000, 2**60], type=pa.int64())
+    table = pa.table({"timestamp": stamps, "close": CLOSE[:3]})
+    message = _refused(tmp_path, _parquet(table))
+    assert "row 3" in message
+    assert "epoch milliseconds" in message
+
+
+def test_epoch_with_spaces_or_tabs_around_reads_as_the_number(tmp_path: Path) -> None:
+    """As arrow's CSV reader reads the value columns (it used to crash the job)."""
+    stamps = [str(T0_S), f"{T0_S + 60}\t", f" {T0_S + 120}"]
+    result = _ingest(tmp_path, _csv(stamps, CLOSE[:3]))
+    stored = read_version(result.path, result.data_format)
+    assert stored.ts_us.tolist() == [(T0_S + 60 * i) * US for i in range(3)]
+
+
+def test_hexadecimal_epoch_is_refused_at_its_row(tmp_path: Path) -> None:
+    stamps = [str(T0_S), str(T0_S + 60), hex(T0_S + 120)]
+    message = _refused(tmp_path, _csv(stamps, CLOSE[:3]))
+    assert "row 3" in message
+    assert "'0x" in message

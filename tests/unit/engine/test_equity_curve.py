@@ -25,7 +25,9 @@ from backtestd.engine.portfolio import PortfolioConfig, simulate
 
 
 def test_docstring_examples_run() -> None:
-    assert doctest.testmod(equity_curve).failed == 0
+    outcome = doctest.testmod(equity_curve)
+    assert outcome.attempted > 0
+    assert outcome.failed == 0
 
 
 def test_equity_points_anchor_at_from_then_one_point_per_trade() -> None:

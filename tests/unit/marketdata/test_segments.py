@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import doctest
 import io
 from datetime import UTC, datetime
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from backtestd.domain.marketdata import DataKind, HourFrame
+from backtestd.marketdata import segments
 from backtestd.marketdata.segments import (
     decode_lastra,
+    encode_csv,
     encode_lastra,
     encode_parquet,
     frame_summary,
+    table_csv,
 )
 
 HOUR = datetime(2025, 6, 1, 12, tzinfo=UTC)
@@ -70,3 +76,26 @@ def test_summary_is_last_trade_and_quote_volume() -> None:
         p * s for p, s in zip(frame.columns["last"], frame.columns["volume"], strict=True)
     )
     assert volume == np.float64(expected) or abs(volume - expected) < 1e-9 * expected
+
+
+def test_csv_reads_back_to_the_same_columns_and_values() -> None:
+    frame = _ticker_frame(500)
+    text = encode_csv(frame).decode()
+    assert text.splitlines()[0] == "ts,bid,bidSize,ask,askSize,last,volume"
+    table = pacsv.read_csv(io.BytesIO(text.encode()))
+    assert table.num_rows == 500
+    for name, column in frame.columns.items():
+        assert np.array_equal(table.column(name).to_numpy(), column), name
+
+
+def test_csv_of_an_empty_hour_is_its_header() -> None:
+    assert encode_csv(HourFrame.empty(DataKind.KLINES, HOUR)) == b"ts,open,high,low,close,volume\n"
+
+
+def test_csv_quotes_strings_and_leaves_nulls_empty() -> None:
+    table = pa.table({"ts": [1, 2, 3], "info": ["plain", "a,b", None]})
+    assert table_csv(table).decode() == 'ts,info\n1,"plain"\n2,"a,b"\n3,\n'
+
+
+def test_docstring_examples() -> None:
+    assert doctest.testmod(segments).failed == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from backtestd.api.deps import BacktestsExecute, BacktestsRead, BacktestsWrite, ServicesDep
 from backtestd.api.schemas.backtests import (
@@ -18,8 +18,7 @@ from backtestd.api.schemas.backtests import (
     PrepareRequest,
 )
 from backtestd.api.schemas.common import ResponseError
-from backtestd.domain.jobs import JobRecord, JobStatus
-from backtestd.domain.timefmt import iso_z
+from backtestd.services import job_views
 from backtestd.services.backtests import ExecuteInput, PrepareInput
 
 router = APIRouter(tags=["backtesting"], responses={401: {"model": ResponseError}})
@@ -29,25 +28,6 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     429: {"model": ResponseError},
 }
 BASE = "/backtest/{exchangeId}/{type}"
-RETRYABLE_DETAILS = ("internal error", "the engine host died")
-
-
-def job_state(job: JobRecord) -> dict[str, Any]:
-    instrument = str(job.spec.get("instrument", "")).lower()
-    return {
-        "contextId": f"jctx:{job.data_type}:{job.user_id}:{job.exchange_id}:{job.job_id}"
-        + (f":{instrument}" if instrument else ""),
-        "status": job.status.value,
-        "statusDetail": job.status_detail,
-        "size": job.size,
-        "completed": job.completed,
-        "startTime": iso_z(job.start_time),
-        "endTime": iso_z(job.end_time),
-        # A failure of the service itself (not of the strategy or the request) may succeed
-        # when submitted again; nothing else would.
-        "retryable": job.status is JobStatus.FAILED
-        and (job.status_detail or "").startswith(RETRYABLE_DETAILS),
-    }
 
 
 @router.post(
@@ -83,17 +63,15 @@ def prepare(
 @router.get(
     f"{BASE}/prepare/{{jobId}}",
     response_model=PrepareJobState,
+    response_model_exclude_unset=True,
     responses=_ERRORS,
     summary="State and coverage of a prepare job",
 )
 def prepare_state(
     exchangeId: str, type: str, jobId: str, principal: BacktestsRead, services: ServicesDep
-) -> JSONResponse:
+) -> PrepareJobState:
     job = services.backtests.prepare_state(principal, exchangeId, type, jobId)
-    body = job_state(job)
-    if job.status.terminal:
-        body.update({"dataFrom": None, "dataTo": None, **job.result})
-    return JSONResponse(body)
+    return PrepareJobState.model_validate(job_views.prepare_state(job))
 
 
 @router.post(
@@ -131,6 +109,7 @@ def execute(
 @router.get(
     f"{BASE}/execute/{{jobId}}",
     response_model=BacktestJobResult,
+    response_model_exclude_unset=True,
     responses={202: {"description": "not ready yet; keep polling"}, **_ERRORS},
     summary="Result of a backtest (202 while it runs)",
 )
@@ -140,20 +119,12 @@ def execute_result(
     jobId: str,
     principal: BacktestsRead,
     services: ServicesDep,
-) -> JSONResponse:
+) -> BacktestJobResult | JSONResponse:
     job = services.backtests.execute_state(principal, exchangeId, type, jobId)
     if not job.status.terminal:
         return JSONResponse({}, status_code=202)
-    results = dict(job.result)
-    key = results.pop("signalsKey", None)
-    url = services.signed_urls.url_for(key) if key else None
-    if url:
-        results["signalsUrl"] = url
-    results.setdefault("hostName", "")
-    results.setdefault("iops", 0)
-    results.setdefault("strategyId", f"strategy:{job.user_id}:{job.spec.get('strategyId', '')}")
-    results.setdefault("instrument", "")
-    return JSONResponse({"results": results, "state": job_state(job)})
+    results = job_views.execute_results(job, services.signed_urls.url_for)
+    return BacktestJobResult.model_validate({"results": results, "state": job_views.job_state(job)})
 
 
 @router.delete(
@@ -167,3 +138,28 @@ def cancel_execute(
 ) -> CancelBacktestResponse:
     services.backtests.cancel_execute(principal, exchangeId, type, jobId)
     return CancelBacktestResponse(jobId=jobId)
+
+
+@router.get(
+    f"{BASE}/execute/{{jobId}}/signals",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+            "description": "The stored signals as CSV: ts (epoch ms), side (1 buy, -1 sell), "
+            "price, info",
+        },
+        409: {"model": ResponseError, "description": "the execution has not finished"},
+        **_ERRORS,
+    },
+    summary="Stored signals of a backtest as CSV (additive; the parquet is results.signalsUrl)",
+)
+def execute_signals_csv(
+    exchangeId: str, type: str, jobId: str, principal: BacktestsRead, services: ServicesDep
+) -> Response:
+    content = services.signals.csv(principal, exchangeId, type, jobId)
+    return Response(
+        content=content,
+        media_type="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="signals_{jobId}.csv"'},
+    )

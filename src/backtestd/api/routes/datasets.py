@@ -6,9 +6,9 @@ credentials, the link is the credential.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from backtestd.api.deps import DatasetsRead, DatasetsWrite, ServicesDep
@@ -22,6 +22,7 @@ from backtestd.api.schemas.datasets import (
     DatasetLinks,
     DatasetList,
     DatasetModel,
+    DatasetPreviewModel,
     DatasetUploadSession,
     DatasetUploadState,
     DatasetUploadTarget,
@@ -258,3 +259,27 @@ def import_state(
 ) -> DatasetImportState:
     state = services.dataset_imports.state(principal, datasetId, importId)
     return DatasetImportState(importId=importId, **_session_fields(state))
+
+
+@router.get(
+    "/datasets/{datasetId}/preview",
+    response_model=DatasetPreviewModel,
+    responses=_ERRORS,
+    summary="The current version's close, downsampled for a chart (additive; 409 until ready)",
+)
+def dataset_preview(
+    datasetId: str,
+    principal: DatasetsRead,
+    services: ServicesDep,
+    points: Annotated[int, Query(ge=8, le=20_000)] = 1000,
+) -> DatasetPreviewModel:
+    preview = services.dataset_previews.preview(principal, datasetId, points)
+    return DatasetPreviewModel(
+        datasetId=preview.dataset_id,
+        versionId=preview.version_id,
+        rows=preview.rows,
+        cadence=preview.cadence,
+        downsampled=preview.downsampled,
+        timestamps=list(preview.timestamps_ms),
+        values=list(preview.close),
+    )

@@ -35,8 +35,9 @@ _BINARY: dict[int | str, dict[str, Any]] = {
         "content": {
             "application/vnd.lastra": {"schema": {"type": "string", "format": "binary"}},
             "application/vnd.apache.parquet": {"schema": {"type": "string", "format": "binary"}},
+            "text/csv": {"schema": {"type": "string"}},
         },
-        "description": "One UTC hour as a lastra (default) or parquet file",
+        "description": "One UTC hour as a lastra (default), parquet or CSV file",
     }
 }
 
@@ -105,7 +106,10 @@ HourQuery = Annotated[
     str | None,
     Query(description="UTC hour as YYYY-MM-DDTHH", pattern=None, examples=["2026-01-31T14"]),
 ]
-FormatQuery = Annotated[Literal["lastra", "parquet"] | None, Query()]
+FormatQuery = Annotated[
+    Literal["lastra", "parquet", "csv"] | None,
+    Query(description="lastra (default) or parquet; csv (an additive option) for browsers"),
+]
 
 
 @router.get(

@@ -50,18 +50,7 @@ async def compile_strategy(
     record, warnings = await run_in_threadpool(services.strategies.register, principal, body)
     return CompileStrategyResponse(
         strategyId=record.strategy_id,
-        declaredProperties=[
-            DeclaredProperty(
-                name=p.name,
-                description=p.description,
-                defaultValue=p.default_value,
-                reflected=p.reflected,
-                min=p.min,
-                max=p.max,
-                step=p.step,
-            )
-            for p in record.declared_properties
-        ],
+        declaredProperties=_declared(record),
         warnings=list(warnings) or None,
         requires=list(required_features(record.class_files)) or None,
     )
@@ -160,5 +149,21 @@ def _state(record: StrategyRecord) -> StrategyState:
             for n in record.notices
         ]
         or None,
+        declaredProperties=_declared(record),
         _links=StrategyLinks(code=HalLink(href=f"/v1/strategy/{record.strategy_id}/code")),
     )
+
+
+def _declared(record: StrategyRecord) -> list[DeclaredProperty]:
+    return [
+        DeclaredProperty(
+            name=p.name,
+            description=p.description,
+            defaultValue=p.default_value,
+            reflected=p.reflected,
+            min=p.min,
+            max=p.max,
+            step=p.step,
+        )
+        for p in record.declared_properties
+    ]

@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
-from fastapi.responses import JSONResponse
 
 from backtestd.api.deps import BacktestsExecute, BacktestsRead, BacktestsWrite, ServicesDep
+from backtestd.api.schemas.backtests import EquityCurveResult
 from backtestd.api.schemas.common import ResponseError
 from backtestd.api.schemas.sweeps import (
     CancelSweepResponse,
@@ -93,6 +93,7 @@ def submit_sweep(
 @router.get(
     f"{SWEEP}/{{sweepId}}",
     response_model=ExecuteSweepResult,
+    response_model_exclude_unset=True,
     responses=_ERRORS,
     summary="Leaderboard, progress and statistics of a sweep",
 )
@@ -106,7 +107,7 @@ def sweep_result(
     objective: ObjectiveQuery = None,
     order: Annotated[Literal["ranked", "natural"], Query()] = "ranked",
     ranking: Annotated[Literal["plateau", "raw"], Query()] = "plateau",
-) -> JSONResponse:
+) -> ExecuteSweepResult:
     view = services.sweeps.view(principal, exchangeId, type, requestId, sweepId, True)
     body = sweep_views.result(
         view,
@@ -116,7 +117,7 @@ def sweep_result(
         services.settings.sweep_leaderboard_limit,
         datetime.now(UTC),
     )
-    return JSONResponse(body)
+    return ExecuteSweepResult.model_validate(body)
 
 
 @router.delete(
@@ -140,6 +141,7 @@ def cancel_sweep(
 @router.get(
     f"{SWEEP}/{{sweepId}}/sensitivity",
     response_model=SweepSensitivity,
+    response_model_exclude_unset=True,
     responses=_ERRORS,
     summary="Per-axis marginals and pairwise heatmaps of the objective",
 )
@@ -151,15 +153,17 @@ def sweep_sensitivity(
     principal: BacktestsRead,
     services: ServicesDep,
     objective: ObjectiveQuery = None,
-) -> JSONResponse:
+) -> SweepSensitivity:
     view = services.sweeps.view(principal, exchangeId, type, requestId, sweepId)
     chosen = Objective(objective) if objective else view.spec.objective
-    return JSONResponse(sweep_views.sensitivity_view(view, chosen))
+    return SweepSensitivity.model_validate(sweep_views.sensitivity_view(view, chosen))
 
 
 @router.get(
     f"{SWEEP}/{{sweepId}}/runs/{{runIx}}/equityCurve",
-    responses={200: {"description": "EquityCurveResult"}, **_ERRORS},
+    response_model=EquityCurveResult,
+    response_model_exclude_unset=True,
+    responses=_ERRORS,
     summary="Equity curve of one selected trial",
 )
 def trial_equity_curve(
@@ -173,7 +177,7 @@ def trial_equity_curve(
     outMode: Annotated[Literal["ARRAY", "SHORT"] | None, Query()] = None,
     resample: Annotated[int | None, Query(ge=2)] = None,
     differential: Annotated[bool | None, Query()] = None,
-) -> JSONResponse:
+) -> EquityCurveResult:
     view = services.sweeps.view(principal, exchangeId, type, requestId, sweepId)
     row = services.sweeps.curve_row(view, runIx)
     curve = sweep_views.trial_curve(view, row, resample, differential, outMode)
@@ -182,4 +186,4 @@ def trial_equity_curve(
             f"no equity curve for run {runIx} of sweep {sweepId}: the run does not exist, has "
             "not finished, or its curve was not selected (equityCurve.mode on submission)"
         )
-    return JSONResponse(curve)
+    return EquityCurveResult.model_validate(curve)

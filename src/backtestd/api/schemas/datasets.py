@@ -127,3 +127,17 @@ class DatasetImportState(WireModel):
     jobId: str | None = None
     error: str | None = None
     version: DatasetVersionModel | None = None
+
+
+class DatasetPreviewModel(WireModel):
+    """Additive (docs/api-decisions.md): the current version's close, downsampled with its
+    extremes kept, for a chart; ``timestamps`` in epoch milliseconds."""
+
+    datasetId: str
+    versionId: str
+    rows: int
+    cadence: str
+    column: Literal["close"] = "close"
+    downsampled: bool
+    timestamps: list[int]
+    values: list[float]

@@ -49,6 +49,9 @@ class StrategyState(WireModel):
     requiredSources: list[SourceName] | None = None
     detail: str | None = None
     notices: list[Notice] | None = None
+    # Extra key (the official clients tolerate extra keys): the properties the strategy
+    # declares, as in the registration response, so a sweep form can build its axes.
+    declaredProperties: list[DeclaredProperty] | None = None
     links: StrategyLinks | None = Field(default=None, alias="_links")
 
 

@@ -2,13 +2,24 @@
 
 Selected by ``BACKTESTD_OBJECT_STORE_URL=s3://bucket/prefix``; credentials and region come from
 the standard ``AWS_*`` variables (boto3's own chain), a non-AWS endpoint from
-``BACKTESTD_S3_ENDPOINT_URL``. The bucket is created when missing. S3 publishes an object only
-when its upload completes, so readers never see half an object, as with the local store.
+``BACKTESTD_S3_ENDPOINT_URL``; presigned URLs name ``BACKTESTD_S3_PUBLIC_ENDPOINT_URL``
+instead when users reach the store at another address than the service does. The bucket is
+created when missing. S3 publishes an object only when its upload completes, so readers never
+see half an object, as with the local store.
 
 ``local_path`` (memory-mapped prepared columns, dataset files) is a read-through cache on local
 disk bounded by ``BACKTESTD_S3_CACHE_MAX_BYTES``: each entry is named after the object's ETag,
 so a replaced object is never served stale, and the least recently used entries are evicted.
 Presigned GET/PUT URLs are real S3 presigned URLs: the store serves them, not the service.
+
+Credentials are read when the store opens (a boto3 session of its own, not the process-wide
+default one that caches the first credentials it saw). A store that refuses them (wrong
+secret, unknown key, no access to the bucket) is a ``ConfigurationError`` at start and a
+non-retryable ``ServiceUnavailable`` naming the cause afterwards, never a bare botocore error.
+
+Response checksums are validated on whole-object GETs only (``ChecksumMode``): some
+S3-compatible servers (``rclone serve s3``) send the whole object's CRC with a ranged answer,
+which botocore's default validation would then reject.
 """
 
 from __future__ import annotations
@@ -28,26 +39,63 @@ from botocore.config import Config
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as EndpointUnreachable
 
-from backtestd.errors import ServiceUnavailable
+from backtestd.errors import ConfigurationError, ServiceUnavailable
 
 _CHUNK = 1 << 20
 _MISSING = {"404", "NoSuchKey", "NotFound"}
+# What S3 and S3-compatible stores answer to a bad signature, an unknown key or no access
+# (a HEAD has no body, so only its status, "403", names the cause).
+_REFUSED = {
+    "403",
+    "AccessDenied",
+    "InvalidAccessKeyId",
+    "SignatureDoesNotMatch",
+    "InvalidToken",
+    "ExpiredToken",
+    "AuthorizationHeaderMalformed",
+}
+
+
+def _code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code"))
 
 
 def _missing(exc: ClientError) -> bool:
-    return str(exc.response.get("Error", {}).get("Code")) in _MISSING
+    return _code(exc) in _MISSING
+
+
+def _refused(exc: ClientError) -> bool:
+    return _code(exc) in _REFUSED
+
+
+def _refusal(exc: ClientError, bucket: str) -> str:
+    return (
+        f"the object store refused the service's credentials for bucket {bucket!r} "
+        f"({_code(exc)}): nothing was stored or read; check AWS_ACCESS_KEY_ID and "
+        "AWS_SECRET_ACCESS_KEY (or the role) and that they grant access to the bucket"
+    )
 
 
 @contextmanager
-def _reachable() -> Iterator[None]:
+def _reachable(bucket: str) -> Iterator[None]:
     """A store that cannot be reached (down, restarting, network cut) is a 503, not a 500:
-    nothing was written, and the same call may succeed in a few seconds."""
+    nothing was written, and the same call may succeed in a few seconds. A store that refuses
+    the credentials is a 503 too, with the cause, and not retryable (an operator must act)."""
     try:
         yield
     except (EndpointUnreachable, HTTPClientError) as exc:
         raise ServiceUnavailable(
             "the object store cannot be reached right now; nothing was changed, retry in a few "
             "seconds"
+        ) from exc
+    except ClientError as exc:
+        if not _refused(exc):
+            raise
+        raise ServiceUnavailable(
+            _refusal(exc, bucket),
+            reason="OBJECT_STORE_REFUSED",
+            retryable=False,
+            retry_after=None,
         ) from exc
 
 
@@ -69,27 +117,44 @@ class S3ObjectStore:
         cache_dir: Path,
         cache_max_bytes: int,
         endpoint_url: str | None = None,
+        public_endpoint_url: str | None = None,
     ) -> None:
         self.bucket, self.prefix = parse_s3_url(url)
-        self._client: Any = boto3.client(
-            "s3",
-            endpoint_url=endpoint_url or None,
-            config=Config(signature_version="s3v4", retries={"max_attempts": 3}),
+        session = boto3.session.Session()
+        config = Config(
+            signature_version="s3v4",
+            retries={"max_attempts": 3},
+            response_checksum_validation="when_required",
+        )
+        self._client: Any = session.client("s3", endpoint_url=endpoint_url or None, config=config)
+        # Presigned URLs name the endpoint users reach (SigV4 signs the host, so they are
+        # signed for it); presigning is local, this client never sends a request.
+        public = public_endpoint_url or endpoint_url or None
+        self._signer: Any = (
+            self._client
+            if public == (endpoint_url or None)
+            else session.client("s3", endpoint_url=public, config=config)
         )
         self._cache = ReadThroughCache(cache_dir, cache_max_bytes)
         self._ensure_bucket()
 
     def _ensure_bucket(self) -> None:
+        """Create the bucket when missing; refused credentials stop the start with the cause."""
         try:
-            self._client.head_bucket(Bucket=self.bucket)
+            try:
+                self._client.head_bucket(Bucket=self.bucket)
+            except ClientError as exc:
+                if not _missing(exc):
+                    raise
+                region = self._client.meta.region_name
+                options: dict[str, Any] = {"Bucket": self.bucket}
+                if region and region != "us-east-1":
+                    options["CreateBucketConfiguration"] = {"LocationConstraint": region}
+                self._client.create_bucket(**options)
         except ClientError as exc:
-            if not _missing(exc):
-                raise
-            region = self._client.meta.region_name
-            options: dict[str, Any] = {"Bucket": self.bucket}
-            if region and region != "us-east-1":
-                options["CreateBucketConfiguration"] = {"LocationConstraint": region}
-            self._client.create_bucket(**options)
+            if _refused(exc):
+                raise ConfigurationError(_refusal(exc, self.bucket)) from exc
+            raise
 
     def _key(self, key: str) -> str:
         parts = key.split("/")
@@ -98,9 +163,11 @@ class S3ObjectStore:
         return self.prefix + key
 
     def get(self, key: str) -> bytes | None:
-        with _reachable():
+        with _reachable(self.bucket):
             try:
-                response = self._client.get_object(Bucket=self.bucket, Key=self._key(key))
+                response = self._client.get_object(
+                    Bucket=self.bucket, Key=self._key(key), ChecksumMode="ENABLED"
+                )
             except ClientError as exc:
                 if _missing(exc):
                     return None
@@ -109,11 +176,11 @@ class S3ObjectStore:
         return data
 
     def put(self, key: str, data: bytes) -> None:
-        with _reachable():
+        with _reachable(self.bucket):
             self._client.put_object(Bucket=self.bucket, Key=self._key(key), Body=data)
 
     def _head(self, key: str) -> dict[str, Any] | None:
-        with _reachable():
+        with _reachable(self.bucket):
             try:
                 head: dict[str, Any] = self._client.head_object(
                     Bucket=self.bucket, Key=self._key(key)
@@ -128,7 +195,7 @@ class S3ObjectStore:
         return self._head(key) is not None
 
     def delete(self, key: str) -> None:
-        with _reachable():
+        with _reachable(self.bucket):
             self._client.delete_object(Bucket=self.bucket, Key=self._key(key))
 
     def size(self, key: str) -> int | None:
@@ -137,14 +204,14 @@ class S3ObjectStore:
 
     def put_file(self, key: str, source: Path) -> None:
         """Multipart for large files; the object appears only when the upload completes."""
-        with _reachable():
+        with _reachable(self.bucket):
             self._client.upload_file(str(source), self.bucket, self._key(key))
 
     def iter_range(self, key: str, start: int = 0, end: int | None = None) -> Iterator[bytes]:
         if end is not None and end <= start:
             return
         span = f"bytes={start}-" if end is None else f"bytes={start}-{end - 1}"
-        with _reachable():
+        with _reachable(self.bucket):
             response = self._client.get_object(Bucket=self.bucket, Key=self._key(key), Range=span)
             yield from response["Body"].iter_chunks(_CHUNK)
 
@@ -156,11 +223,11 @@ class S3ObjectStore:
         return self._cache.path_for(key, tag, lambda target: self._download(key, target))
 
     def _download(self, key: str, target: Path) -> None:
-        with _reachable():
+        with _reachable(self.bucket):
             self._client.download_file(self.bucket, self._key(key), str(target))
 
     def presigned_get(self, key: str, expires_seconds: int) -> str | None:
-        url: str = self._client.generate_presigned_url(
+        url: str = self._signer.generate_presigned_url(
             "get_object",
             Params={"Bucket": self.bucket, "Key": self._key(key)},
             ExpiresIn=expires_seconds,
@@ -168,7 +235,7 @@ class S3ObjectStore:
         return url
 
     def presigned_put(self, key: str, expires_seconds: int) -> str | None:
-        url: str = self._client.generate_presigned_url(
+        url: str = self._signer.generate_presigned_url(
             "put_object",
             Params={"Bucket": self.bucket, "Key": self._key(key)},
             ExpiresIn=expires_seconds,

@@ -145,5 +145,6 @@ def open_object_store(settings: Settings) -> ObjectStore:
             settings.data_dir.resolve() / "s3-cache",
             settings.s3_cache_max_bytes,
             endpoint_url=settings.s3_endpoint_url or None,
+            public_endpoint_url=settings.resolved_s3_public_endpoint_url or None,
         )
     return LocalObjectStore(settings.resolved_object_store_dir)

@@ -8,6 +8,12 @@ request in flight only: the next request starts a fresh JVM. After ``limit_excee
 ``out_of_memory`` the host answers and exits by design, because a runaway thread cannot be
 stopped safely; that also just means a fresh JVM next time.
 
+A failure that may come from the JVM's state rather than from the request (see
+:func:`may_be_host_damage`) is never the final answer when the JVM had served earlier requests:
+the host is replaced and the request runs once more on the fresh JVM, whose answer (success or
+the same failure again) is what the caller gets. So a run that failed only because someone
+else's request damaged the shared JVM is never stored as that job's verdict.
+
 One request at a time per host (a lock serialises callers); use
 :class:`backtestd.strategy.jvm.pool.EnginePool` for parallelism.
 """
@@ -55,6 +61,40 @@ MAX_BATCH = 256
 
 # After these the host exits on purpose; the next request gets a fresh JVM.
 _FATAL_KINDS = frozenset({RunFailureKind.LIMIT_EXCEEDED, RunFailureKind.OUT_OF_MEMORY})
+
+# Failures that may stem from what earlier requests left in the JVM (issue 9.1(d)).
+_HOST_STATE_KINDS = frozenset(
+    {RunFailureKind.HOST_CRASHED, RunFailureKind.INTERNAL_ERROR, RunFailureKind.OUT_OF_MEMORY}
+)
+
+
+def may_be_host_damage(failure: RunFailure) -> bool:
+    """Whether ``failure`` may have been caused by the JVM's state rather than by the request.
+
+    These are retried once on a fresh JVM when the failing one had served earlier requests:
+
+    - ``host_crashed``: the JVM died mid-request (or was killed from outside);
+    - ``internal_error``: a host bug, possibly triggered by an earlier request's leftovers;
+    - ``out_of_memory``: the heap may be held by something an earlier request left behind;
+    - ``user_exception`` marked ``fatal``: the chain holds a ``LinkageError`` or
+      ``VirtualMachineError`` about a class the strategy did not define (a JDK or engine class
+      whose static initialiser failed earlier stays failed for the life of the JVM:
+      ``NoClassDefFoundError: Could not initialize class java.util.Currency``);
+    - ``sandbox_violation`` from the ``tripwire``: a thread or a changed JVM default was noticed
+      after the request, which may have been left by an earlier one.
+
+    Not retried, because they measure the request itself: CPU and wall-clock overruns (the
+    worker thread's own CPU time), stack overflows (the worker thread's own stack), output caps,
+    property errors, ordinary user exceptions, sandbox findings of the verifier, bad requests
+    and cancellations.
+    """
+    if failure.kind in _HOST_STATE_KINDS:
+        return True
+    if failure.kind is RunFailureKind.USER_EXCEPTION:
+        return bool(failure.details.get("fatal"))
+    if failure.kind is RunFailureKind.SANDBOX_VIOLATION:
+        return "tripwire" in failure.details
+    return False
 
 
 @dataclass(frozen=True)
@@ -107,6 +147,8 @@ class Handshake:
     engine_version: str
     pid: int
     java_version: str
+    engine_classes: int = 0
+    """How many engine API classes the host initialised before serving (none: it refuses)."""
 
 
 class EngineHost:
@@ -122,6 +164,8 @@ class EngineHost:
         self._closed = False
         self.starts = 0
         """How many JVMs this host has started (more than one after a crash or recycling)."""
+        self.retries = 0
+        """How many requests were run again on a fresh JVM (see :func:`may_be_host_damage`)."""
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -181,7 +225,7 @@ class EngineHost:
         }
         if class_name is not None:
             header["class_name"] = class_name
-        answer = self._request(header, self.config.compile_timeout_s, "compilation")
+        answer = self._request_on_sound_host(header, self.config.compile_timeout_s, "compilation")
         encoded = answer.header.get("class_files") or {}
         class_files = {name: base64.b64decode(data) for name, data in encoded.items()}
         return CompileResult.from_answer(answer.header, class_files)
@@ -197,7 +241,7 @@ class EngineHost:
         cpu = request.cpu_limit_s or self.config.run_cpu_limit_s
         wall = request.wall_limit_s or 2 * cpu + 5
         header = request.to_header(cpu, wall, self.config.stack_kb)
-        answer = self._request(
+        answer = self._request_on_sound_host(
             header, wall + self.config.answer_margin_s, "run", should_stop=should_stop
         )
         return RunResult.from_answer(answer.header, answer.payloads)
@@ -338,6 +382,7 @@ class EngineHost:
             engine_version=str(hello.get("engine_version", "unknown")),
             pid=int(hello.get("pid", process.pid)),
             java_version=str(hello.get("java_version", "")),
+            engine_classes=int(hello.get("engine_classes", 0)),
         )
 
     def _stop(self) -> None:
@@ -345,6 +390,37 @@ class EngineHost:
         if process is not None:
             code = process.stop(self.config.stop_grace_s)
             log.info("engine host %s stopped (exit code %s)", process.pid, code)
+
+    def _request_on_sound_host(
+        self,
+        header: dict[str, Any],
+        timeout: float,
+        what: str,
+        *,
+        should_stop: StopCheck | None = None,
+    ) -> Message:
+        """``_request``, run once more on a fresh JVM when it failed in a way that may come from
+        what earlier requests left in this one. A failure on a JVM that served nothing before is
+        already a fresh JVM's answer and is final."""
+        with self._lock:
+            self._ensure_started()
+            fresh = self._requests == 0
+            try:
+                return self._request(header, timeout, what, should_stop=should_stop)
+            except RunFailure as failure:
+                if fresh or not may_be_host_damage(failure):
+                    raise
+                log.warning(
+                    "the %s failed with %s on an engine host that had served %d requests; "
+                    "running it again on a fresh JVM: %.300s",
+                    what,
+                    failure.kind.value,
+                    self._requests,
+                    failure.message,
+                )
+            self._stop()
+            self.retries += 1
+            return self._request(header, timeout, what, should_stop=should_stop)
 
     def _request(
         self,
@@ -416,6 +492,14 @@ class EngineHost:
             else:
                 self._maybe_recycle(process)
             raise failure
+        if reply.header.get("restart"):
+            # The request made the JVM throw an error that may have left a class failed for
+            # good (a swallowed StackOverflowError); the host answered and exits.
+            log.info("engine host %s restarts: %s", process.pid, reply.header["restart"])
+            process.wait_exit(self.config.stop_grace_s)
+            process.stop(self.config.stop_grace_s)
+            self._forget(process)
+            return
         self._maybe_recycle(process)
 
     def _maybe_recycle(self, process: HostProcess) -> None:

@@ -36,7 +36,7 @@ class ApiError extends Error {
   }
 }
 
-async function api(method, path, body, { raw = false, text = false } = {}) {
+async function api(method, path, body, { raw = false, text = false, asText = false } = {}) {
   const headers = {};
   if (store.token) headers.Authorization = `Bearer ${store.token}`;
   let payload;
@@ -44,11 +44,14 @@ async function api(method, path, body, { raw = false, text = false } = {}) {
   else if (body !== undefined) { headers["Content-Type"] = "application/json"; payload = JSON.stringify(body); }
   const response = await fetch(API + path, { method, headers, body: payload });
   if (raw) return response;
-  const data = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
+  const json = response.headers.get("content-type")?.includes("json");
+  const data = json ? await response.json() : asText && response.ok ? await response.text() : null;
   if (response.status === 401 && !path.startsWith("/auth")) {
-    store.token = null;
-    route();
-    throw new ApiError(401, { message: "your session expired: sign in again" });
+    // Back to the sign-in form, keeping the location so signing in returns there. The error
+    // still propagates (so callers stop), but showError() and route() leave the form alone.
+    const expired = new ApiError(401, { message: "your session expired or was refused: sign in again" });
+    if (store.token) { store.token = null; signInView(expired.message); }
+    throw expired;
   }
   if (!response.ok) throw new ApiError(response.status, data);
   return { status: response.status, data };
@@ -56,9 +59,17 @@ async function api(method, path, body, { raw = false, text = false } = {}) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// An API error next to what caused it. After a 401 the sign-in form has replaced the view, so
+// there is nothing to write into (and the form's own message must stay).
+function showError(target, err) {
+  if (err && err.status === 401 && !store.token) return;
+  const node = typeof target === "string" ? $(target) : target;
+  if (node) node.textContent = err && err.message ? err.message : String(err);
+}
+
 // ---------------------------------------------------------------- sign-in and account
 
-function signInView() {
+function signInView(message = "") {
   $("#nav").hidden = true;
   $("#signout").hidden = true;
   $("#who").textContent = "";
@@ -69,7 +80,7 @@ function signInView() {
       It is exchanged for a short-lived token kept in this tab only.</p>
       <form id="signin"><label for="apikey">API key</label>
       <input id="apikey" type="password" autocomplete="off" required>
-      <p><button type="submit">Sign in</button></p><p id="signin-error" class="error"></p></form>
+      <p><button type="submit">Sign in</button></p><p id="signin-error" class="error" role="alert">${esc(message)}</p></form>
     </section>`;
   $("#signin").addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -77,7 +88,7 @@ function signInView() {
     const body = await response.json();
     if (!response.ok) { $("#signin-error").textContent = body.message || `HTTP ${response.status}`; return; }
     store.token = body.access_token;
-    location.hash = "#/account";
+    if (!location.hash || location.hash === "#/") location.hash = "#/account";
     route();
   });
 }
@@ -112,28 +123,75 @@ async function accountView() {
 
 // ---------------------------------------------------------------- market data
 
+// Coverage "to" is the end of the last hour with data; the last hour starts an hour earlier.
+const lastHourOf = (window) => (window?.to ? new Date(Date.parse(window.to) - 3600e3).toISOString().slice(0, 13) : "");
+const downloadName = (i) => (i.settle ? `${i.id}:${i.settle}` : i.id);
+
 async function marketView() {
   const { data: exchanges } = await api("GET", "/exchanges");
   view().innerHTML = `<section class="card"><h2>Market data</h2>
     <div class="row"><div><label for="exchange">Exchange</label><select id="exchange">${exchanges.map((x) => `<option value="${esc(x.id)}">${esc(x.name)} (${esc(x.id)})</option>`).join("")}</select></div>
     <div><label for="segment">Segment</label><select id="segment"><option>spot</option><option>futures</option></select></div></div>
-    <div id="instruments"></div></section>`;
+    <div id="instruments"></div></section>
+    <section class="card"><h2>Price of one hour</h2>
+      <form id="hour-form" class="row" novalidate>
+        <div><label>Instrument</label><select name="instrument"></select></div>
+        <div><label>Data</label><select name="kind"><option value="tickers">tickers (last trade price)</option><option value="klines">klines (close)</option></select></div>
+        <div><label>Day (UTC)</label><input type="date" name="day" required></div>
+        <div><label>Hour (UTC)</label><select name="hour">${Array.from({ length: 24 }, (_, h) => `<option>${String(h).padStart(2, "0")}</option>`).join("")}</select></div>
+        <div><button type="submit">Show</button></div>
+      </form>
+      <p id="hour-coverage" class="muted"></p>
+      <div id="hour-chart"></div>
+      <p id="hour-downloads"></p>
+      <p class="error" id="hour-error" role="alert"></p></section>`;
+  let instruments = [];
+  const form = $("#hour-form");
+  const picked = () => instruments.find((i) => i.id === form.instrument.value);
+  const showCoverage = () => {
+    const i = picked(), window = i?.coverage?.[form.kind.value];
+    const last = lastHourOf(window);
+    $("#hour-coverage").textContent = window ? `${form.kind.value} of ${i.id}: ${window.from.slice(0, 13)} to ${last} (UTC hours)` : "no coverage for this kind";
+    form.day.min = window ? window.from.slice(0, 10) : "";
+    form.day.max = last.slice(0, 10);
+    if (last) { form.day.value = last.slice(0, 10); form.hour.value = last.slice(11, 13); }
+  };
   const load = async () => {
     const ex = $("#exchange").value, seg = $("#segment").value;
     try {
       const { data } = await api("GET", `/exchange/${encodeURIComponent(ex)}/${seg}/instruments`);
+      instruments = data.data;
       $("#instruments").innerHTML = `<table id="instrument-table"><thead><tr><th>Instrument</th><th>Tickers</th><th>Klines</th><th>Last price</th><th>Download (latest hour)</th></tr></thead><tbody>${
         data.data.map((i) => {
-          const to = i.coverage?.tickers?.to;
-          const hour = to ? to.slice(0, 13) : "";
-          const [b, q] = i.id.split("/");
-          const link = (kind, fmt) => `<a href="${API}/exchange/${encodeURIComponent(ex)}/${kind}/${encodeURIComponent(b)}/${encodeURIComponent(q)}?hour=${hour}&format=${fmt}">${kind} ${fmt}</a>`;
-          return `<tr><td>${esc(i.id)}</td><td>${esc(i.coverage?.tickers?.from?.slice(0, 10) || "")} → ${esc(to?.slice(0, 13) || "")}</td><td>${esc(i.coverage?.klines?.from?.slice(0, 10) || "")} → ${esc(i.coverage?.klines?.to?.slice(0, 13) || "")}</td><td>${i.lastPrice ?? ""}</td><td>${hour ? [link("tickers", "lastra"), link("tickers", "parquet"), link("klines", "parquet")].join(" · ") : ""}</td></tr>`;
+          const hour = lastHourOf(i.coverage?.tickers);
+          const link = (kind, fmt) => `<a href="${API}${hourPath(ex, kind, downloadName(i), hour, fmt)}">${kind} ${fmt}</a>`;
+          return `<tr><td>${esc(i.id)}</td><td>${esc(i.coverage?.tickers?.from?.slice(0, 10) || "")} → ${esc(i.coverage?.tickers?.to?.slice(0, 13) || "")}</td><td>${esc(i.coverage?.klines?.from?.slice(0, 10) || "")} → ${esc(i.coverage?.klines?.to?.slice(0, 13) || "")}</td><td>${i.lastPrice ?? ""}</td><td>${hour ? [link("tickers", "lastra"), link("tickers", "parquet"), link("klines", "parquet")].join(" · ") : ""}</td></tr>`;
         }).join("")}</tbody></table>`;
-    } catch (err) { $("#instruments").innerHTML = `<p class="error">${esc(err.message)}</p>`; }
+      form.instrument.innerHTML = instruments.map((i) => `<option>${esc(i.id)}</option>`).join("");
+      showCoverage();
+    } catch (err) { showError("#instruments", err); }
   };
   $("#exchange").addEventListener("change", load);
   $("#segment").addEventListener("change", load);
+  form.instrument.addEventListener("change", showCoverage);
+  form.kind.addEventListener("change", showCoverage);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    $("#hour-error").textContent = "";
+    const i = picked(), kind = form.kind.value, window = i?.coverage?.[kind];
+    const hour = `${form.day.value}T${form.hour.value}`;
+    if (!window || hour < window.from.slice(0, 13) || hour > lastHourOf(window)) {
+      $("#hour-error").textContent = `${hour} is outside the ${kind} coverage of ${i ? i.id : "this instrument"}; pick an hour between ${window ? window.from.slice(0, 13) : "?"} and ${lastHourOf(window) || "?"}`;
+      return;
+    }
+    const ex = $("#exchange").value, name = downloadName(i);
+    $("#hour-downloads").innerHTML = `Download ${esc(hour)}: ${["lastra", "parquet", "csv"].map((fmt) => `<a href="${API}${hourPath(ex, kind, name, hour, fmt)}">${kind} ${fmt}</a>`).join(" · ")}`;
+    try {
+      const [xs, ys] = priceSeries(await fetchText(hourPath(ex, kind, name, hour, "csv")));
+      if (!xs.length) { $("#hour-chart").textContent = "This hour has no data."; return; }
+      Charts.lineChart($("#hour-chart"), { xs, ys, label: `${i.id} ${kind} price, ${hour} UTC` });
+    } catch (err) { showError("#hour-error", err); }
+  });
   await load();
 }
 
@@ -164,7 +222,7 @@ async function strategiesView() {
   view().innerHTML = `
     <section class="card"><h2>Strategies</h2>
       <table id="strategy-table"><thead><tr><th>Id</th><th>Compiled</th><th>Sources</th></tr></thead><tbody>
-      ${data.strategies.map((s) => `<tr class="clickable" data-id="${esc(s.strategyId)}"><td>${esc(s.strategyId)}</td><td>${esc(s.compiledAt)}</td><td>${esc((s.requiredSources || []).join(", "))}</td></tr>`).join("") || '<tr><td colspan="3" class="muted">none yet</td></tr>'}
+      ${data.strategies.map((s) => `<tr class="clickable" data-id="${esc(s.strategyId)}"><td><a href="#/strategy/${esc(s.strategyId)}">${esc(s.strategyId)}</a></td><td>${esc(s.compiledAt)}</td><td>${esc((s.requiredSources || []).join(", "))}</td></tr>`).join("") || '<tr><td colspan="3" class="muted">none yet</td></tr>'}
       </tbody></table></section>
     <section class="card"><h2>Register a strategy</h2>
       <p class="muted">Java (a class extending a strategy base class) or QTScript (starts with <code>strategy</code>).</p>
@@ -184,8 +242,9 @@ async function strategiesView() {
       const warnings = (created.warnings || []).map((w) => `<li>${esc(w.message || w)}</li>`).join("");
       out.innerHTML = `<p>Registered <a id="new-strategy" href="#/strategy/${esc(created.strategyId)}">${esc(created.strategyId)}</a></p>${props ? `<ul>${props}</ul>` : ""}${warnings ? `<p>Warnings:</p><ul>${warnings}</ul>` : ""}`;
     } catch (err) {
+      if (err.status === 401 && !store.token) return;
       const lines = errorLinesOf(err.message);
-      out.innerHTML = `<p class="error" id="compile-error">${esc(err.message)}</p><pre class="code">${highlight(text, lines)}</pre>`;
+      out.innerHTML = `<p class="error" id="compile-error">${esc(err.message)}</p><pre class="code" tabindex="0" role="region" aria-label="submitted source with the error lines marked">${highlight(text, lines)}</pre>`;
     }
   });
 }
@@ -196,21 +255,26 @@ async function strategyView(id) {
   const lines = errorLinesOf(notices);
   view().innerHTML = `<section class="card"><h2>${esc(id)} <span class="pill ${esc(state.validation)}" id="validation">${esc(state.validation)}</span></h2>
     <p><button id="validate">Validate</button> <button class="danger" id="delete">Delete</button></p>
+    <p class="error" id="strategy-error" role="alert"></p>
     ${notices ? `<ul id="notices">${notices}</ul>` : ""}
-    <pre class="code" id="code">${highlight(code.code, lines)}</pre></section>`;
+    <pre class="code" id="code" tabindex="0" role="region" aria-label="source of ${esc(id)}">${highlight(code.code, lines)}</pre></section>`;
   $("#validate").addEventListener("click", async () => {
-    await api("POST", `/strategy/${id}/validate`);
-    for (let i = 0; i < 120; i++) {
-      const { data } = await api("GET", `/strategy/${id}`);
-      if (data.validation !== "pending") break;
-      await sleep(500);
-    }
-    strategyView(id);
+    try {
+      await api("POST", `/strategy/${id}/validate`);
+      for (let i = 0; i < 120; i++) {
+        const { data } = await api("GET", `/strategy/${id}`);
+        if (data.validation !== "pending") break;
+        await sleep(500);
+      }
+      await strategyView(id);
+    } catch (err) { showError("#strategy-error", err); }
   });
   $("#delete").addEventListener("click", async () => {
     if (!confirm(`Delete strategy ${id}?`)) return;
-    await api("DELETE", `/strategy/${id}`);
-    location.hash = "#/strategies";
+    try {
+      await api("DELETE", `/strategy/${id}`);
+      location.hash = "#/strategies";
+    } catch (err) { showError("#strategy-error", err); }
   });
 }
 
@@ -238,6 +302,7 @@ async function backtestsView() {
       <div><label>Prepared data</label><select name="prepare">${prepares.map((p) => `<option value="${esc(p.id)}|${esc(p.exchange)}|${esc(p.type)}">${esc(p.label)}</option>`).join("")}</select></div>
       <div><label>Strategy</label><select name="strategy">${strategies.strategies.map((s) => `<option>${esc(s.strategyId)}</option>`).join("")}</select></div>
       <div><label>Params (JSON)</label><input name="params" placeholder='{"fast": 9}'></div>
+      <div><label class="check"><input type="checkbox" name="storeSignals" value="true"> Store signals (table, CSV and buy/sell markers on the result page)</label></div>
       <div><button type="submit">Execute</button></div></div><p class="error" id="execute-error"></p></form></section>
     <section class="card"><h2>Jobs of this tab</h2><table id="job-table"><thead><tr><th>Kind</th><th>Job</th><th>Status</th><th>Progress</th><th>Coverage</th><th>Actions</th></tr></thead><tbody></tbody></table></section>`;
   $("#prepare-form").addEventListener("submit", async (e) => {
@@ -249,19 +314,19 @@ async function backtestsView() {
       const { data } = await api("POST", `/backtest/${encodeURIComponent(f.get("exchange"))}/${f.get("type")}/prepare`, body);
       store.addJob("prepares", { id: data.jobId, exchange: f.get("exchange"), type: f.get("type"), label: `${f.get("exchange")} ${f.get("type")} ${body.instrument} ${body.from}→${body.to}` });
       backtestsView();
-    } catch (err) { $("#prepare-error").textContent = err.message; }
+    } catch (err) { showError("#prepare-error", err); }
   });
   $("#execute-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const f = new FormData(e.target);
     const [prepareJobId, exchange, type] = String(f.get("prepare")).split("|");
-    const body = { prepareJobId, strategyId: f.get("strategy") };
+    const body = { prepareJobId, strategyId: f.get("strategy"), storeSignals: f.get("storeSignals") === "true" };
     try {
       if (f.get("params")) body.params = JSON.parse(f.get("params"));
       const { data } = await api("POST", `/backtest/${encodeURIComponent(exchange)}/${type}/execute`, body);
       store.addJob("executes", { id: data.jobId, exchange, type, label: `${body.strategyId} on ${prepareJobId}` });
       location.hash = `#/result/${exchange}/${type}/${data.jobId}`;
-    } catch (err) { $("#execute-error").textContent = err.message; }
+    } catch (err) { showError("#execute-error", err); }
   });
   const rows = [...prepares.map((p) => ({ ...p, kind: "prepare" })), ...executes.map((x) => ({ ...x, kind: "execute" }))];
   const tbody = $("#job-table tbody");
@@ -269,8 +334,10 @@ async function backtestsView() {
   for (const j of rows) {
     const tr = tbody.querySelector(`tr[data-id="${CSS.escape(j.id)}"]`);
     tr.querySelector(".cancel")?.addEventListener("click", async () => {
-      await api("DELETE", `/backtest/${encodeURIComponent(j.exchange)}/${j.type}/execute/${j.id}`);
-      toast(`cancelling ${j.id}`);
+      try {
+        await api("DELETE", `/backtest/${encodeURIComponent(j.exchange)}/${j.type}/execute/${j.id}`);
+        toast(`cancelling ${j.id}`);
+      } catch (err) { showError(tr.querySelector(".status"), err); }
     });
     pollRow(j, tr);
   }
@@ -291,111 +358,14 @@ async function pollRow(job, tr) {
       tr.querySelector(".progress").innerHTML = state.size ? bar(state.completed, state.size) : "";
       tr.querySelector(".coverage").textContent = cov;
       if (["Completed", "Failed", "Aborted"].includes(state.status)) return;
-    } catch (err) { tr.querySelector(".status").textContent = err.message; return; }
+    } catch (err) { showError(tr.querySelector(".status"), err); return; }
     await sleep(1000);
   }
 }
-
-const METRIC_LABELS = [["pnlTotal", "PnL"], ["pnlTotalPercent", "PnL %"], ["totalTrades", "Trades"], ["winRate", "Win rate"], ["sharpeRatio", "Sharpe"], ["sortinoRatio", "Sortino"], ["cagr", "CAGR"], ["maxDrawdown", "Max drawdown"], ["maxDrawdownPercent", "Max drawdown %"]];
 
 function curveArrays(curve) {
   if (curve.points) return [curve.points.map((p) => p.timestamp), curve.points.map((p) => p.equity)];
   return [curve.timestamps, curve.equities];
-}
-
-async function resultView(exchange, type, id) {
-  view().innerHTML = `<section class="card"><h2>Backtest ${esc(id)}</h2><p id="result-status">waiting for the result…</p></section>`;
-  let body;
-  for (let i = 0; i < 600; i++) {
-    const response = await api("GET", `/backtest/${encodeURIComponent(exchange)}/${type}/execute/${id}`);
-    if (response.status === 200 && ["Completed", "Failed", "Aborted"].includes(response.data.state.status)) { body = response.data; break; }
-    await sleep(1000);
-  }
-  if (!body) return;
-  const r = body.results;
-  const metrics = METRIC_LABELS.filter(([k]) => r[k] !== undefined).map(([k, label]) => `<tr><th>${label}</th><td data-metric="${k}">${esc(r[k])}</td></tr>`).join("");
-  view().innerHTML = `<section class="card"><h2>Backtest ${esc(id)} <span class="pill ${esc(body.state.status)}" id="result-state">${esc(body.state.status)}</span></h2>
-    ${body.state.statusDetail ? `<p class="error">${esc(body.state.statusDetail)}</p>` : ""}
-    <table id="metrics"><tbody><tr><th>Strategy</th><td>${esc(r.strategyId)}</td></tr><tr><th>Instrument</th><td>${esc(r.instrument)}</td></tr>${metrics || '<tr><td colspan="2" class="muted">no trades</td></tr>'}</tbody></table>
-    ${r.signalsUrl ? `<p><a href="${esc(r.signalsUrl)}">Download signals (parquet)</a></p>` : ""}</section>
-    <section class="card"><h2>Equity</h2><div id="equity-chart"></div><p class="muted">Drag to zoom, double click to reset.</p></section>
-    <section class="card"><h2>Drawdown %</h2><div id="drawdown-chart"></div></section>`;
-  if (r.equityCurve) {
-    const [xs, ys] = curveArrays(r.equityCurve);
-    Charts.lineChart($("#equity-chart"), { xs, ys });
-    Charts.lineChart($("#drawdown-chart"), { xs, ys: Charts.drawdownPercent(ys), area: true });
-  }
-}
-
-// ---------------------------------------------------------------- sweeps
-
-async function sweepsView() {
-  const { data: strategies } = await api("GET", "/strategies");
-  const prepares = store.jobs("prepares"), sweeps = store.jobs("sweeps");
-  view().innerHTML = `
-    <section class="card"><h2>Run a sweep</h2><form id="sweep-form"><div class="row">
-      <div><label>Prepared data</label><select name="prepare">${prepares.map((p) => `<option value="${esc(p.id)}|${esc(p.exchange)}|${esc(p.type)}">${esc(p.label)}</option>`).join("")}</select></div>
-      <div><label>Strategy</label><select name="strategy">${strategies.strategies.map((s) => `<option>${esc(s.strategyId)}</option>`).join("")}</select></div>
-      <div><label>Sampler</label><select name="sampler"><option>grid</option><option>random</option><option>lhs</option></select></div>
-      <div><label>Samples</label><input name="samples" type="number" min="1"></div>
-      <div><label>Objective</label><select name="objective"><option>sharpe</option><option>sortino</option><option>pnl</option><option>maxdd</option></select></div>
-      <div><label>Walk-forward folds</label><input name="folds" type="number" min="0" placeholder="none"></div>
-      </div><label>Axes (JSON)</label><input name="axes" style="max-width:none" value='{"fast": {"from": 5, "to": 15, "step": 5}, "slow": {"values": [20, 30]}}'>
-      <p><button type="submit">Submit sweep</button></p><p class="error" id="sweep-error"></p></form></section>
-    <section class="card"><h2>Sweeps of this tab</h2><ul>${sweeps.map((s) => `<li><a href="#/sweep/${esc(s.exchange)}/${esc(s.type)}/${esc(s.request)}/${esc(s.id)}">${esc(s.id)}</a> ${esc(s.label)}</li>`).join("") || '<li class="muted">none yet</li>'}</ul></section>`;
-  $("#sweep-form").addEventListener("submit", async (e) => {
-    e.preventDefault();
-    const f = new FormData(e.target);
-    const [request, exchange, type] = String(f.get("prepare")).split("|");
-    try {
-      const sweep = { params: JSON.parse(f.get("axes")), sampler: f.get("sampler"), objective: f.get("objective") };
-      if (f.get("samples")) sweep.samples = Number(f.get("samples"));
-      const body = { strategyId: f.get("strategy"), sweep };
-      if (Number(f.get("folds")) > 0) body.walkForward = { folds: Number(f.get("folds")) };
-      const { data } = await api("POST", `/backtest/${encodeURIComponent(exchange)}/${type}/executeSweep/${request}`, body);
-      store.addJob("sweeps", { id: data.sweepId, exchange, type, request, label: `${f.get("strategy")} · ${data.totalRuns} runs` });
-      location.hash = `#/sweep/${exchange}/${type}/${request}/${data.sweepId}`;
-    } catch (err) { $("#sweep-error").textContent = err.message; }
-  });
-}
-
-async function sweepView(exchange, type, request, id) {
-  const base = `/backtest/${encodeURIComponent(exchange)}/${type}/executeSweep/${request}/${id}`;
-  view().innerHTML = `<section class="card"><h2>Sweep ${esc(id)} <span class="pill" id="sweep-status"></span></h2>
-      <div id="sweep-progress"></div><p><button class="danger" id="cancel-sweep">Cancel</button></p></section>
-    <section class="card"><h2>Leaderboard</h2><table id="leaderboard"><thead><tr><th>#</th><th>Run</th><th>Params</th><th>Sharpe</th><th>Plateau</th><th>PnL %</th><th>Max DD %</th><th>Trades</th><th>DSR</th></tr></thead><tbody></tbody></table><p id="pbo" class="muted"></p></section>
-    <section class="card"><h2>Heatmap</h2><div id="heatmap"></div></section>
-    <section class="card"><h2>Trial equity</h2><div id="trial-chart" class="muted">Click a leaderboard row with a retained curve.</div></section>
-    <section class="card" id="walk-forward" hidden><h2>Walk-forward folds</h2><div id="fold-chart"></div><p id="fold-summary" class="muted"></p></section>`;
-  $("#cancel-sweep").addEventListener("click", async () => { await api("DELETE", base); toast("cancelling"); });
-  for (let i = 0; i < 900 && $("#leaderboard"); i++) {
-    const { data } = await api("GET", base);
-    $("#sweep-status").textContent = data.status;
-    $("#sweep-status").className = `pill ${data.status}`;
-    const p = data.progress;
-    $("#sweep-progress").innerHTML = `${p.done} of ${p.total} runs (${p.aborted} aborted)${p.etaSeconds ? `, about ${p.etaSeconds} s left` : ""} ${bar(p.done, p.total)}`;
-    const fmt = (v) => (v === undefined ? "" : Number(v).toFixed(3));
-    $("#leaderboard tbody").innerHTML = data.leaderboard.map((r) => `<tr class="${r.equityCurve ? "clickable" : ""}" data-run="${r.runIx}"><td>${r.rank ?? ""}</td><td>${r.runIx}</td><td><code>${esc(JSON.stringify(r.params))}</code></td><td>${fmt(r.sharpe)}</td><td>${fmt(r.plateauScore)}</td><td>${fmt(r.pnlPct)}</td><td>${fmt(r.maxDdPct)}</td><td>${r.trades}${r.aborted ? " (aborted)" : ""}</td><td>${fmt(r.deflatedSharpe)}</td></tr>`).join("");
-    for (const tr of document.querySelectorAll("#leaderboard tr.clickable")) {
-      tr.addEventListener("click", async () => {
-        const { data: curve } = await api("GET", `${base}/runs/${tr.dataset.run}/equityCurve`);
-        const [xs, ys] = curveArrays(curve);
-        Charts.lineChart($("#trial-chart"), { xs, ys });
-      });
-    }
-    if (data.walkForward && data.walkForward.results.length) {
-      $("#walk-forward").hidden = false;
-      Charts.foldTimeline($("#fold-chart"), data.walkForward.results);
-      const wf = data.walkForward;
-      $("#fold-summary").textContent = `${wf.completedFolds} of ${wf.folds} folds, in-sample ${wf.inSamplePct ?? ""} %` + (wf.paramDrift !== undefined && wf.paramDrift !== null ? `, parameter drift ${Number(wf.paramDrift).toFixed(3)}` : "");
-    }
-    $("#pbo").textContent = data.pbo !== undefined ? `Probability of backtest overfitting: ${(data.pbo * 100).toFixed(1)} % (${data.pboSplits} splits)` : "";
-    const { data: sens } = await api("GET", `${base}/sensitivity`);
-    if (sens.heatmaps.length) Charts.heatmap($("#heatmap"), sens.heatmaps[0], "mean");
-    else if (sens.marginals.length) $("#heatmap").textContent = "one axis: see the leaderboard";
-    if (data.status !== "RUNNING" && p.pendingShards === 0) return;
-    await sleep(1500);
-  }
 }
 
 // ---------------------------------------------------------------- routing
@@ -406,9 +376,6 @@ const ROUTES = [
   [/^#\/strategies$/, strategiesView],
   [/^#\/strategy\/([^/]+)$/, strategyView],
   [/^#\/backtests$/, backtestsView],
-  [/^#\/result\/([^/]+)\/([^/]+)\/([^/]+)$/, resultView],
-  [/^#\/sweeps$/, sweepsView],
-  [/^#\/sweep\/([^/]+)\/([^/]+)\/([^/]+)\/([^/]+)$/, sweepView],
 ];
 
 async function route() {
@@ -420,7 +387,10 @@ async function route() {
   for (const [pattern, render] of ROUTES) {
     const m = hash.match(pattern);
     if (m) {
-      try { await render(...m.slice(1).map(decodeURIComponent)); } catch (err) { view().innerHTML = `<p class="error">${esc(err.message)}</p>`; }
+      try { await render(...m.slice(1).map(decodeURIComponent)); } catch (err) {
+        if (err.status === 401 && !store.token) return;  // the sign-in form is showing
+        view().innerHTML = `<p class="error" role="alert">${esc(err.message)}</p>`;
+      }
       return;
     }
   }

@@ -48,22 +48,31 @@ function fmtNum(v) {
   return v.toFixed(a >= 100 ? 1 : 3);
 }
 
-// lineChart(container, {xs, ys, area, markers:[{x, y, side}], label}) -> {redraw(range)}
+// lineChart(container, {xs, ys, area, markers:[{x, y, side}]}) or, for several curves on one
+// set of axes, lineChart(container, {series:[{xs, ys, label, id}], highlight: id}).
+// -> {zoom(lo, hi), svg}
 function lineChart(container, opts) {
   container.innerHTML = "";
+  const series = opts.series || [{ xs: opts.xs, ys: opts.ys }];
   const width = Math.max(320, container.clientWidth || 900), height = 260;
   const pad = { l: 64, r: 12, t: 14, b: 28 };
-  const svg = el("svg", { class: "chart", viewBox: `0 0 ${width} ${height}`, "data-points": opts.xs.length }, container);
-  let range = [opts.xs[0], opts.xs[opts.xs.length - 1]];
+  const total = series.reduce((n, s) => n + s.xs.length, 0);
+  const svg = el("svg", { class: "chart", viewBox: `0 0 ${width} ${height}`, "data-points": total, "data-series": series.length, role: "img", "aria-label": opts.label || "line chart" }, container);
+  const fullRange = () => [Math.min(...series.map((s) => s.xs[0])), Math.max(...series.map((s) => s.xs[s.xs.length - 1]))];
+  let range = fullRange();
 
   function draw() {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
-    const idx = [];
-    for (let i = 0; i < opts.xs.length; i++) if (opts.xs[i] >= range[0] && opts.xs[i] <= range[1]) idx.push(i);
-    const [xs, ys] = resampleExtrema(idx.map((i) => opts.xs[i]), idx.map((i) => opts.ys[i]), Math.floor((width - pad.l - pad.r) / 2));
-    svg.setAttribute("data-drawn", xs.length);
-    if (xs.length === 0) return;
-    let y0 = Math.min(...ys), y1 = Math.max(...ys);
+    const visible = series.map((s) => {
+      const idx = [];
+      for (let i = 0; i < s.xs.length; i++) if (s.xs[i] >= range[0] && s.xs[i] <= range[1]) idx.push(i);
+      return resampleExtrema(idx.map((i) => s.xs[i]), idx.map((i) => s.ys[i]), Math.floor((width - pad.l - pad.r) / 2));
+    });
+    const drawn = visible.reduce((n, [xs]) => n + xs.length, 0);
+    svg.setAttribute("data-drawn", drawn);
+    if (drawn === 0) return;
+    const allYs = visible.flatMap(([, ys]) => ys).concat((opts.markers || []).filter((m) => m.x >= range[0] && m.x <= range[1]).map((m) => m.y));
+    let y0 = Math.min(...allYs), y1 = Math.max(...allYs);
     if (opts.area) y1 = Math.max(y1, 0);
     if (y0 === y1) { y0 -= 1; y1 += 1; }
     const x0 = range[0], x1 = range[1] > range[0] ? range[1] : range[0] + 1;
@@ -76,12 +85,21 @@ function lineChart(container, opts) {
     }
     el("text", { x: pad.l, y: height - 8 }, svg).textContent = fmtTime(x0);
     el("text", { x: width - pad.r - 100, y: height - 8 }, svg).textContent = fmtTime(x1);
-    let d = xs.map((x, i) => `${i ? "L" : "M"}${sx(x).toFixed(1)},${sy(ys[i]).toFixed(1)}`).join("");
-    if (opts.area) d += `L${sx(xs[xs.length - 1]).toFixed(1)},${sy(0)}L${sx(xs[0]).toFixed(1)},${sy(0)}Z`;
-    el("path", { class: opts.area ? "dd" : "series", d }, svg);
+    visible.forEach(([xs, ys], k) => {
+      if (!xs.length) return;
+      let d = xs.map((x, i) => `${i ? "L" : "M"}${sx(x).toFixed(1)},${sy(ys[i]).toFixed(1)}`).join("");
+      if (opts.area) d += `L${sx(xs[xs.length - 1]).toFixed(1)},${sy(0)}L${sx(xs[0]).toFixed(1)},${sy(0)}Z`;
+      const s = series[k];
+      let cls = opts.area ? "dd" : "series";
+      if (opts.series) cls += ` s${k % 8}` + (opts.highlight !== undefined && s.id === opts.highlight ? " highlight" : "");
+      const path = el("path", { class: cls, d }, svg);
+      if (s.id !== undefined) path.setAttribute("data-id", s.id);
+      if (s.label) el("title", {}, path).textContent = s.label;
+    });
     for (const m of opts.markers || []) {
       if (m.x < x0 || m.x > x1) continue;
-      el("circle", { class: m.side > 0 ? "buy" : "sell", cx: sx(m.x), cy: sy(m.y), r: 3 }, svg);
+      const dot = el("circle", { class: m.side > 0 ? "buy" : "sell", cx: sx(m.x), cy: sy(m.y), r: 4 }, svg);
+      el("title", {}, dot).textContent = `${m.side > 0 ? "buy" : "sell"} ${fmtNum(m.y)} at ${fmtTime(m.x)}`;
     }
     svg._scale = { sx, x0, x1 };
   }
@@ -107,7 +125,7 @@ function lineChart(container, opts) {
     if (hi - lo > 0) { range = [lo, hi]; }
     draw();
   });
-  svg.addEventListener("dblclick", () => { range = [opts.xs[0], opts.xs[opts.xs.length - 1]]; draw(); });
+  svg.addEventListener("dblclick", () => { range = fullRange(); draw(); });
   draw();
   return { zoom(lo, hi) { range = [lo, hi]; draw(); }, svg };
 }
@@ -120,7 +138,7 @@ function heatmap(container, hm, field) {
   const cw = Math.max(18, Math.min(48, 640 / Math.max(as.length, 1))), ch = Math.max(14, Math.min(32, 320 / Math.max(bs.length, 1)));
   const left = 60, top = 10;
   const w = left + cw * as.length + 10, h = top + ch * bs.length + 40;
-  const svg = el("svg", { class: "heatmap", width: w, height: h, "data-cells": hm.cells.length }, container);
+  const svg = el("svg", { class: "heatmap", width: w, height: h, "data-cells": hm.cells.length, role: "img", "aria-label": `heatmap of ${hm.paramA} by ${hm.paramB}` }, container);
   const vals = hm.cells.map((c) => c[field]);
   const lo = Math.min(...vals), hi = Math.max(...vals);
   for (const c of hm.cells) {
@@ -132,6 +150,30 @@ function heatmap(container, hm, field) {
   bs.forEach((b, i) => { el("text", { x: 2, y: top + i * ch + ch * 0.7 }, svg).textContent = `${b}`; });
   as.forEach((a, i) => { if (i % Math.ceil(as.length / 12) === 0) el("text", { x: left + i * cw, y: top + bs.length * ch + 14 }, svg).textContent = `${a}`; });
   el("text", { x: left, y: h - 6 }, svg).textContent = `${hm.paramA} →   ↓ ${hm.paramB}   (${field})`;
+}
+
+// A sweep axis's marginal: the objective's best, mean and worst (over the other axes) at each
+// of the axis's values, as three lines over the values in order.
+function marginalChart(container, marginal) {
+  container.textContent = "";
+  const pts = marginal.points;
+  const w = 420, h = 150, left = 56, right = 10, top = 10, bottom = 26;
+  const svg = el("svg", { class: "marginal-svg", viewBox: `0 0 ${w} ${h}`, width: w, height: h, role: "img", "aria-label": `${marginal.param}: best, mean and worst by value`, "data-values": pts.length }, container);
+  if (!pts.length) return;
+  const all = pts.flatMap((p) => [p.best, p.mean, p.worst]);
+  let lo = Math.min(...all), hi = Math.max(...all);
+  if (lo === hi) { lo -= 1; hi += 1; }
+  const x = (i) => left + (pts.length > 1 ? i / (pts.length - 1) : 0.5) * (w - left - right);
+  const y = (v) => top + (1 - (v - lo) / (hi - lo)) * (h - top - bottom);
+  el("line", { class: "axis", x1: left, y1: h - bottom, x2: w - right, y2: h - bottom }, svg);
+  for (const v of [lo, hi]) el("text", { x: 2, y: y(v) + 4 }, svg).textContent = fmtNum(v);
+  for (const field of ["worst", "mean", "best"]) {
+    const d = pts.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p[field]).toFixed(1)}`).join("");
+    el("path", { class: `m-${field}`, d }, svg);
+    pts.forEach((p, i) => { el("title", {}, el("circle", { class: `m-${field}`, cx: x(i), cy: y(p[field]), r: field === "mean" ? 3 : 2 }, svg)).textContent = `${marginal.param}=${p.value}: ${field} ${fmtNum(p[field])} (n=${p.count})`; });
+  }
+  const every = Math.ceil(pts.length / 10);
+  pts.forEach((p, i) => { if (i % every === 0) el("text", { x: x(i) - 6, y: h - 8 }, svg).textContent = `${p.value}`; });
 }
 
 // One row per walk-forward fold: the in-sample window, then the out-of-sample window it was
@@ -154,4 +196,4 @@ function foldTimeline(container, folds) {
   el("text", { x: left, y: h - 4 }, svg).textContent = `${fmtTime(t0)} → ${fmtTime(t1)}   (blue: in-sample, orange: out-of-sample)`;
 }
 
-window.Charts = { lineChart, heatmap, drawdownPercent, resampleExtrema, foldTimeline };
+window.Charts = { lineChart, heatmap, marginalChart, drawdownPercent, resampleExtrema, foldTimeline };

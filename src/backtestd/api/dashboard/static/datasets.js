@@ -12,7 +12,7 @@ function datasetRows(datasets) {
       <td class="cadence">${esc(d.cadence ?? "")}</td><td>${esc(d.rows ?? "")}</td>
       <td>${esc(d.gaps ?? "")}${d.largestGapSteps ? ` (largest ${esc(d.largestGapSteps)} steps)` : ""}</td>
       <td>${esc(d.from ?? "")}${d.to ? ` → ${esc(d.to)}` : ""}</td>
-      <td><button class="secondary delete-dataset">Delete</button></td></tr>`).join("");
+      <td class="actions">${d.status === "ready" ? '<button class="secondary preview-dataset">Preview</button> ' : ""}<button class="secondary delete-dataset">Delete</button></td></tr>`).join("");
 }
 
 async function datasetsView() {
@@ -22,6 +22,9 @@ async function datasetsView() {
       <table id="dataset-table"><thead><tr><th>Name</th><th>Instrument</th><th>Status</th><th>Cadence</th><th>Rows</th><th>Gaps</th><th>Range</th><th>Actions</th></tr></thead>
       <tbody>${datasetRows(data.datasets)}</tbody></table>
       <p class="error" id="dataset-list-error" role="alert"></p></section>
+    <section class="card" id="preview-card"><h2>Preview</h2>
+      <div id="preview-chart" class="muted">Choose “Preview” on a ready dataset to chart its close.</div>
+      <p id="preview-note" class="muted"></p><p class="error" id="preview-error" role="alert"></p></section>
     <section class="card"><h2>Upload a file</h2>
       <p class="muted">CSV (gzip or zip too), parquet or lastra with a <code>timestamp</code> and a <code>close</code> column; open, high, low and volume are optional.</p>
       <form id="upload-form" class="row">
@@ -49,14 +52,28 @@ async function datasetsView() {
   $("#upload-form").addEventListener("submit", (event) => { event.preventDefault(); uploadDataset(event.target); });
   $("#import-form").addEventListener("submit", (event) => { event.preventDefault(); importDataset(event.target); });
   $("#dataset-table").addEventListener("click", async (event) => {
+    const preview = event.target.closest(".preview-dataset");
+    if (preview) { previewDataset(preview.closest("tr").dataset.id); return; }
     const button = event.target.closest(".delete-dataset");
     if (!button) return;
     const id = button.closest("tr").dataset.id;
     try {
       await api("DELETE", `/datasets/${encodeURIComponent(id)}`);
       datasetsView();
-    } catch (err) { $("#dataset-list-error").textContent = err.message; }
+    } catch (err) { showError("#dataset-list-error", err); }
   });
+}
+
+// The current version's close, downsampled by the service with its extremes kept.
+async function previewDataset(id) {
+  $("#preview-error").textContent = "";
+  try {
+    const { data } = await api("GET", `/datasets/${encodeURIComponent(id)}/preview?points=1200`);
+    const name = $(`#dataset-table tr[data-id="${CSS.escape(id)}"] td`)?.textContent || id;
+    Charts.lineChart($("#preview-chart"), { xs: data.timestamps, ys: data.values, label: `close of dataset ${name}` });
+    $("#preview-chart").dataset.dataset = id;
+    $("#preview-note").textContent = `${name}: close of ${data.rows} rows at ${data.cadence}` + (data.downsampled ? `, ${data.values.length} points shown (first, lowest, highest and last of each stretch)` : "") + ". Drag to zoom, double click to reset.";
+  } catch (err) { showError("#preview-error", err); }
 }
 
 // The presigned PUT the SDK sends: no credentials, no content type, just the bytes.
@@ -94,7 +111,7 @@ async function uploadDataset(form) {
     status.textContent = `ready: ${v.rows} rows at ${v.cadence}, ${v.gaps} gaps`;
     await refreshDatasetTable();
   } catch (err) {
-    error.textContent = err.message;
+    showError(error, err);
     status.textContent = "";
   }
 }
@@ -117,7 +134,7 @@ async function importDataset(form) {
     status.textContent = `ready: ${state.version.rows} rows at ${state.version.cadence}`;
     await refreshDatasetTable();
   } catch (err) {
-    error.textContent = err.message;
+    showError(error, err);
     status.textContent = "";
   }
 }

@@ -11,9 +11,12 @@ import java.util.Set;
  *
  * <p>The cause chain is searched first for the errors that decide what the host does next: an
  * OutOfMemoryError leaves the heap in an unknown state (fatal: answer, then exit). A
- * StackOverflowError, a LinkageError (a class whose static initialiser failed stays failed for
- * the life of the JVM, for every later tenant) or any other VirtualMachineError is fatal too: the
- * host answers and exits, so the next run starts on a fresh JVM. Anything else is a user exception,
+ * StackOverflowError, a LinkageError about a JDK or engine class (a class whose static initialiser
+ * failed stays failed for the life of the JVM, for every later tenant) or any other
+ * VirtualMachineError is fatal too: the host answers and exits, so the next run starts on a fresh
+ * JVM (and the client runs a request that met such an error again on it, see
+ * {@code may_be_host_damage}). A LinkageError about one of the strategy's own classes is not:
+ * they live in a fresh loader per run. Anything else is a user exception,
  * reported with the frames of the user's own classes so that a QTScript line map can point at the
  * user's text.
  *
@@ -41,8 +44,7 @@ final class Failures {
                     + " overflowed the stack (runaway recursion?)" + where(soe, userClasses), true),
                     soe, userClasses);
         }
-        boolean damaging = find(thrown, LinkageError.class) != null
-                || find(thrown, VirtualMachineError.class) != null;
+        boolean damaging = damaging(thrown, userClasses);
         Throwable shown = pick(thrown, userClasses);
         String shownMessage = clip(shown.getMessage());
         String text = shown.getClass().getName()
@@ -62,6 +64,49 @@ final class Failures {
         }
         e.with("chain", chain);
         return withFrames(e, shown, userClasses);
+    }
+
+    /**
+     * Whether the chain holds an error that may have left the JVM damaged for later requests (or
+     * may come from damage an earlier request left): any {@code VirtualMachineError}, and any
+     * {@code LinkageError} except those about a class the strategy itself defined. The user's
+     * classes live in a fresh loader per run, so their failed initialisation dies with the run;
+     * a JDK or engine class whose initialiser failed stays failed for the life of the JVM.
+     */
+    static boolean damaging(Throwable thrown, Set<String> userClasses) {
+        int depth = 0;
+        for (Throwable t = thrown; t != null && depth < MAX_CHAIN; t = t.getCause(), depth++) {
+            if (t instanceof VirtualMachineError) {
+                return true;
+            }
+            if (t instanceof LinkageError && !aboutUserClass(t, userClasses)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** An initialisation failure of one of the strategy's own classes. */
+    private static boolean aboutUserClass(Throwable t, Set<String> userClasses) {
+        if (t instanceof ExceptionInInitializerError) {
+            Throwable cause = t.getCause();
+            if (cause == null) {
+                return false;
+            }
+            for (StackTraceElement f : cause.getStackTrace()) {
+                if ("<clinit>".equals(f.getMethodName())) {
+                    return userClasses.contains(f.getClassName()); // the innermost initialiser
+                }
+            }
+            return false;
+        }
+        if (t instanceof NoClassDefFoundError) {
+            String message = t.getMessage();
+            String prefix = "Could not initialize class ";
+            return message != null && message.startsWith(prefix)
+                    && userClasses.contains(message.substring(prefix.length()).trim());
+        }
+        return false;
     }
 
     /** A user-supplied message cut to {@link #MAX_MESSAGE} characters (null stays null). */

@@ -47,12 +47,17 @@ public final class HostMain {
     private byte[] reserve = new byte[1 << 20];
     private final CompileService compiler;
     private final RunService runner = new RunService();
+    private final ErrorCounters counters;
+    /** The JVM's error counts after the previous request (see {@link ErrorCounters}). */
+    private ErrorCounters.Snapshot seen;
     private long compiles;
     private long runs;
 
-    private HostMain(DataOutputStream out) {
+    private HostMain(DataOutputStream out, ErrorCounters counters) throws Exception {
         this.out = out;
         this.compiler = new CompileService(System.getProperty("java.class.path"));
+        this.counters = counters;
+        this.seen = counters.read();
     }
 
     /** Entry point: {@code java -cp backtestd-engine.jar com.wualabs.backtestd.host.HostMain}. */
@@ -64,10 +69,11 @@ public final class HostMain {
                 new BufferedInputStream(new FileInputStream(FileDescriptor.in), 1 << 16));
         HostMain host;
         try {
-            initialiseEngineClasses();
-            host = new HostMain(out);
-            host.hello();
-        } catch (IOException | RuntimeException e) {
+            ErrorCounters counters = ErrorCounters.open();
+            int engineClasses = initialiseEngineClasses();
+            host = new HostMain(out, counters);
+            host.hello(engineClasses);
+        } catch (Exception | LinkageError e) {
             System.err.println("engine host failed to start: " + e);
             Runtime.getRuntime().halt(EXIT_FATAL);
             return;
@@ -78,36 +84,57 @@ public final class HostMain {
     /**
      * Initialises every class of the engine API before any user code runs. A static initialiser
      * that user code triggers could otherwise run on a nearly full stack and fail, and the JVM
-     * would then refuse that class for every later run of every tenant.
+     * would then refuse that class for every later run of every tenant. The classes are listed
+     * from wherever the host was loaded — the engine jar, or a classes directory — and a host
+     * that finds none refuses to start rather than run unprotected.
+     *
+     * @return how many engine classes were initialised
      */
-    static void initialiseEngineClasses() {
+    static int initialiseEngineClasses() throws IOException {
         ClassLoader loader = HostMain.class.getClassLoader();
+        java.nio.file.Path location;
         try {
-            java.net.URL location = HostMain.class.getProtectionDomain().getCodeSource().getLocation();
-            java.nio.file.Path path = java.nio.file.Path.of(location.toURI());
-            if (!java.nio.file.Files.isRegularFile(path)) {
-                return; // running from a classes directory (tests): nothing to enumerate
+            location = java.nio.file.Path.of(
+                    HostMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            throw new IOException("cannot locate the engine classes: " + e, e);
+        }
+        List<String> names = new java.util.ArrayList<>();
+        String prefix = "com/wualabs/qtsurfer/engine/";
+        if (java.nio.file.Files.isDirectory(location)) {
+            try (java.util.stream.Stream<java.nio.file.Path> files =
+                    java.nio.file.Files.walk(location.resolve(prefix))) {
+                files.filter(f -> f.toString().endsWith(".class"))
+                        .forEach(f -> names.add(location.relativize(f).toString()
+                                .replace(java.io.File.separatorChar, '/')));
             }
-            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(path.toFile())) {
-                for (java.util.Enumeration<java.util.jar.JarEntry> it = jar.entries(); it.hasMoreElements();) {
-                    String name = it.nextElement().getName();
-                    if (name.startsWith("com/wualabs/qtsurfer/engine/") && name.endsWith(".class")
-                            && !name.contains("-")) {
-                        try {
-                            Class.forName(name.substring(0, name.length() - 6).replace('/', '.'), true,
-                                    loader);
-                        } catch (Throwable ignored) {
-                            // a class that cannot initialise here is reported when used
-                        }
-                    }
+        } else {
+            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(location.toFile())) {
+                for (java.util.Enumeration<java.util.jar.JarEntry> it = jar.entries();
+                        it.hasMoreElements();) {
+                    names.add(it.nextElement().getName());
                 }
             }
-        } catch (Exception e) {
-            System.err.println("engine host: could not pre-initialise engine classes: " + e);
         }
+        int initialised = 0;
+        for (String name : names) {
+            if (name.startsWith(prefix) && name.endsWith(".class") && !name.contains("-")) {
+                try {
+                    Class.forName(name.substring(0, name.length() - 6).replace('/', '.'), true,
+                            loader);
+                    initialised++;
+                } catch (Throwable ignored) {
+                    // a class that cannot initialise here is reported when used
+                }
+            }
+        }
+        if (initialised == 0) {
+            throw new IOException("found no engine classes to initialise under " + location);
+        }
+        return initialised;
     }
 
-    private void hello() throws IOException {
+    private void hello(int engineClasses) throws IOException {
         Map<String, Object> h = new LinkedHashMap<>();
         h.put("type", "hello");
         h.put("protocol", PROTOCOL_VERSION);
@@ -116,6 +143,7 @@ public final class HostMain {
         h.put("pid", ProcessHandle.current().pid());
         h.put("java_version", System.getProperty("java.version"));
         h.put("max_heap", Runtime.getRuntime().maxMemory());
+        h.put("engine_classes", engineClasses);
         Frames.write(out, h, List.of());
     }
 
@@ -147,12 +175,13 @@ public final class HostMain {
                 case "ping" -> answer(id, status(), List.of());
                 case "compile" -> {
                     Map<String, Object> result = checked(wire, "compilation", compile(request));
-                    answer(id, result, List.of());
+                    answerThenRestartIfDamaged(id, "compilation", result, List.of());
                 }
                 case "run" -> {
                     RunService.Answer a = runner.run(request, limits(request, DEFAULT_CPU_MS));
                     runs++;
-                    answer(id, checked(wire, "strategy run", a.header()), a.payloads());
+                    answerThenRestartIfDamaged(id, "strategy run",
+                            checked(wire, "strategy run", a.header()), a.payloads());
                 }
                 case "run_batch" -> {
                     RunService.Answer a = runner.runBatch(request,
@@ -179,8 +208,44 @@ public final class HostMain {
             Runtime.getRuntime().halt(EXIT_PROTOCOL);
         } catch (RuntimeException | StackOverflowError e) {
             e.printStackTrace();
-            answerQuietly(id, new HostException(HostException.INTERNAL,
+            fail(id, new HostException(HostException.INTERNAL,
                     "engine host internal error: " + e));
+        }
+    }
+
+    /**
+     * What the request made the JVM throw that may have damaged it (a StackOverflowError or an
+     * OutOfMemoryError anywhere, caught or not), as a sentence, or null. Unreadable counts count
+     * as damage.
+     */
+    private String damage(String what) {
+        try {
+            ErrorCounters.Snapshot now = counters.read();
+            String grown = now.grownSince(seen);
+            seen = now;
+            return grown == null ? null : "the " + what + " made the JVM throw " + grown
+                    + ", which may have left a class initialiser failed for good; the engine "
+                    + "host restarts after this answer";
+        } catch (Exception | StackOverflowError e) {
+            return "the engine host could not read the JVM's error counts after the " + what
+                    + " (" + e + "); it restarts after this answer";
+        }
+    }
+
+    /**
+     * Sends a successful answer; when the request may have damaged the JVM, the answer says so
+     * ({@code restart}) and the host exits after sending it, so the next request gets a fresh JVM.
+     */
+    private void answerThenRestartIfDamaged(Object id, String what, Map<String, Object> body,
+            List<byte[]> payloads) throws IOException {
+        String damage = damage(what);
+        if (damage != null) {
+            body.put("restart", damage);
+            System.err.println("engine host: " + damage);
+        }
+        answer(id, body, payloads);
+        if (damage != null) {
+            Runtime.getRuntime().halt(EXIT_FATAL);
         }
     }
 
@@ -194,13 +259,25 @@ public final class HostMain {
         return body;
     }
 
-    /** Sends an error answer; after a fatal one the host exits with the matching code. */
+    /**
+     * Sends an error answer; after a fatal one the host exits with the matching code. A request
+     * that may have damaged the JVM (see {@link #damage}) makes any error fatal.
+     */
     private void fail(Object id, HostException e) {
-        if (e.fatal()) {
+        boolean fatal = e.fatal();
+        if (!fatal) {
+            String damage = damage("request");
+            if (damage != null) {
+                e.with("fatal", true).with("restart", damage);
+                System.err.println("engine host: " + damage);
+                fatal = true;
+            }
+        }
+        if (fatal) {
             reserve = null;
         }
         answerQuietly(id, e);
-        if (e.fatal()) {
+        if (fatal) {
             int code = e.kind().equals(HostException.OUT_OF_MEMORY) ? EXIT_OUT_OF_MEMORY
                     : e.kind().equals(HostException.LIMIT_EXCEEDED) ? EXIT_LIMIT : EXIT_FATAL;
             Runtime.getRuntime().halt(code);
