@@ -276,3 +276,43 @@ def test_a_batch_past_its_output_budget_answers_early_and_run_many_sends_the_res
         assert isinstance(outcome, RunResult)
         assert outcome.signal_count == 1_000
         assert outcome.info[0]["t"] == t
+
+
+# Overflows the stack and swallows the error for one threshold (the JVM counts it all the same).
+SWALLOWER = MOMENTUM.replace(
+    "        double last = ticker.last();\n",
+    "        double last = ticker.last();\n"
+    "        if (threshold == 0.0042 && prev != prev) {\n"
+    "            try {\n"
+    "                dive(0);\n"
+    "            } catch (StackOverflowError swallowed) {\n"
+    "                prev = last;\n"
+    "            }\n"
+    "        }\n",
+).replace(
+    "    @Override\n    public void update(",
+    "    private int dive(int depth) {\n        return dive(depth + 1) + 1;\n    }\n\n"
+    "    @Override\n    public void update(",
+)
+
+
+def test_a_vector_that_swallows_a_stack_overflow_ends_its_batch_and_the_rest_get_a_fresh_jvm(
+    files: dict[str, Path], ticks: dict[str, np.ndarray]
+) -> None:
+    with EngineHost(HostConfig(jar=locate_engine_jar(), heap_mb=128)) as engine:
+        compiled = _compiled(engine, SWALLOWER)
+        request = _request(compiled, files)
+        vectors = [{"threshold": t} for t in THRESHOLDS]
+        first = engine.pid
+
+        early = engine.run_batch(request, vectors)
+        assert len(early) == THRESHOLDS.index(0.0042) + 1  # stopped after the damaging vector
+        assert engine.pid is None  # the host exited after answering
+        outcomes = engine.run_many(request, vectors)
+
+        assert engine.pid not in (None, first)
+    assert len(outcomes) == len(vectors)
+    for t, outcome in zip(THRESHOLDS, outcomes, strict=True):
+        assert isinstance(outcome, RunResult)
+        if t != 0.0042:
+            assert outcome.signal_ts.tolist() == _expected(ticks, t)[0]

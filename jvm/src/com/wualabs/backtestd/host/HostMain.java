@@ -185,9 +185,10 @@ public final class HostMain {
                 }
                 case "run_batch" -> {
                     RunService.Answer a = runner.runBatch(request,
-                            limits(request, DEFAULT_CPU_MS));
+                            limits(request, DEFAULT_CPU_MS), () -> damage("strategy run"));
                     runs += ((List<?>) a.header().get("results")).size();
-                    answer(id, checked(wire, "strategy run", a.header()), a.payloads());
+                    answerThenRestartIfDamaged(id, "strategy run",
+                            checked(wire, "strategy run", a.header()), a.payloads());
                 }
                 case "shutdown" -> {
                     answer(id, new LinkedHashMap<>(), List.of());
@@ -239,6 +240,9 @@ public final class HostMain {
     private void answerThenRestartIfDamaged(Object id, String what, Map<String, Object> body,
             List<byte[]> payloads) throws IOException {
         String damage = damage(what);
+        if (damage == null && body.get("restart") instanceof String found) {
+            damage = found; // a batch stopped at the vector that did it
+        }
         if (damage != null) {
             body.put("restart", damage);
             System.err.println("engine host: " + damage);

@@ -96,10 +96,13 @@ final class RunService {
      * overrun, out of memory, a stack overflow) fails the whole request as it fails a run,
      * naming the vector in {@code vector}. The answer's {@code results} hold one entry per
      * vector run, {@code status} ok (the fields of a run answer) or error ({@code error}); each
-     * ok entry owns the next three payloads. Once the output passes {@link #BATCH_OUTPUT_BUDGET}
-     * the answer holds only the vectors run so far (at least one).
+     * ok entry owns the next three payloads. Once the output passes {@link #BATCH_OUTPUT_BUDGET},
+     * or once a vector made the JVM throw an error that may have damaged it ({@code damage},
+     * checked after every vector; the answer then carries {@code restart}), the answer holds
+     * only the vectors run so far (at least one).
      */
-    Answer runBatch(Map<String, Object> req, Guard.Limits limits) throws HostException {
+    Answer runBatch(Map<String, Object> req, Guard.Limits limits,
+            java.util.function.Supplier<String> damage) throws HostException {
         Map<String, byte[]> classes = decodeClasses(req.get("class_files"));
         verify(classes);
         String mainClass = Requests.string(req, "main_class");
@@ -124,11 +127,19 @@ final class RunService {
         List<Object> results = new ArrayList<>();
         List<byte[]> payloads = new ArrayList<>();
         long[] output = new long[1];
+        String[] restart = new String[1];
         Guard.Outcome<Object> outcome = Guard.call("strategy run", () -> {
             for (int i = 0; i < vectors.size() && output[0] < BATCH_OUTPUT_BUDGET; i++) {
                 laps.start(i);
                 results.add(runOne(classes, mainClass, vectors.get(i), instrument, columns,
                         range, laps, payloads, output));
+                // A vector that made the JVM throw (and swallow) a StackOverflowError or an
+                // OutOfMemoryError may have damaged it for the next one: stop here, answer what
+                // ran, and let the host restart (HostMain.answerThenRestartIfDamaged).
+                restart[0] = damage.get();
+                if (restart[0] != null) {
+                    break;
+                }
             }
             return null;
         }, thrown -> Failures.classify(thrown, classes.keySet(), "strategy run"), limits, laps);
@@ -138,6 +149,9 @@ final class RunService {
         Map<String, Object> header = new LinkedHashMap<>();
         header.put("results", results);
         header.put("cpu_ns", outcome.cpuNanos());
+        if (restart[0] != null) {
+            header.put("restart", restart[0]);
+        }
         return new Answer(header, payloads);
     }
 
