@@ -100,6 +100,15 @@ def test_out_of_memory_in_a_batch_is_not_blamed_on_the_named_vector() -> None:
     assert host.alone == [0, 1, 2]
 
 
+def test_a_named_failure_that_may_be_host_damage_runs_each_vector_alone() -> None:
+    host = ScriptedHost({1}, RunFailureKind.HOST_CRASHED, named=True)
+
+    outcomes = host.run_many(REQUEST, [{"v": v} for v in range(3)])
+
+    assert _tags(outcomes) == [0, "failed: vector 1 failed alone", 2]
+    assert host.alone == [0, 1, 2]
+
+
 def test_a_cancelled_batch_raises() -> None:
     host = ScriptedHost({0}, RunFailureKind.CANCELLED, named=True)
 

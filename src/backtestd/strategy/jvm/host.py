@@ -289,8 +289,10 @@ class EngineHost:
         """One outcome per vector, through as few ``run_batch`` requests as the vectors allow.
 
         When a batch fails as a whole, the vector the host named gets that failure and the
-        others run again in a new batch; without a name (a crash, a tripwire, an older host)
-        each vector runs alone, so a failure only ever lands on the vector that caused it.
+        others run again in a new batch; without a name (a crash, a tripwire, an older host),
+        or for a failure that may come from the JVM's state (``may_be_host_damage``), each
+        vector runs alone (``run``, with its retry on a fresh JVM), so a failure only ever
+        lands on the vector that caused it.
         Only a cancel (``RunFailureKind.CANCELLED``) and ``EngineHostError`` are raised.
         """
         outcomes: list[Outcome | None] = [None] * len(vectors)
@@ -303,9 +305,10 @@ class EngineHost:
                 if failure.kind is RunFailureKind.CANCELLED:
                     raise
                 culprit = failure.details.get("vector")
-                # Out of memory may be the batch's doing (several vectors' results held at
-                # once), not the named vector's: those run alone, as they would in execute.
-                named = failure.kind is not RunFailureKind.OUT_OF_MEMORY
+                # A failure that may come from the JVM's state (out of memory, which may also be
+                # the batch's doing, a damaged class, a crash) is not the named vector's answer:
+                # those vectors run alone, with run()'s retry on a fresh JVM, as in execute.
+                named = not may_be_host_damage(failure)
                 if named and isinstance(culprit, int) and 0 <= culprit < len(chunk):
                     outcomes[chunk[culprit]] = failure
                     pending.remove(chunk[culprit])
