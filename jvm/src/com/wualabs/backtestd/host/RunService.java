@@ -57,17 +57,9 @@ final class RunService {
         int[] range = Requests.rows(req.get("rows"), columns.rows);
         ClassLoader loader = new SandboxClassLoader(classes, HostMain.class.getClassLoader());
         long[] progress = new long[2];
-        Guard.Outcome<Collected> outcome = Guard.call("strategy run", () -> {
-            Class<?> strategy = Class.forName(mainClass, false, loader);
-            StrategyRun run = start(strategy, params, instrument);
-            long t0 = System.nanoTime();
-            try {
-                Feeder.feed(run, columns, range[0], range[1], progress);
-            } finally {
-                progress[1] = System.nanoTime() - t0;
-            }
-            return collect(run);
-        }, thrown -> Failures.classify(thrown, classes.keySet(), "strategy run"), limits);
+        Guard.Outcome<Collected> outcome = Guard.call("strategy run",
+                () -> feed(loader, mainClass, params, instrument, columns, range, progress),
+                thrown -> Failures.classify(thrown, classes.keySet(), "strategy run"), limits);
         if (outcome.error() != null) {
             throw outcome.error().with("events", progress[0]);
         }
@@ -163,15 +155,8 @@ final class RunService {
         Map<String, Object> entry;
         try {
             ClassLoader loader = new SandboxClassLoader(classes, HostMain.class.getClassLoader());
-            Class<?> strategy = Class.forName(mainClass, false, loader);
-            StrategyRun run = start(strategy, params, instrument);
-            long t0 = System.nanoTime();
-            try {
-                Feeder.feed(run, columns, range[0], range[1], progress);
-            } finally {
-                progress[1] = System.nanoTime() - t0;
-            }
-            Collected collected = collect(run);
+            Collected collected = feed(loader, mainClass, params, instrument, columns, range,
+                    progress);
             entry = collected.header();
             entry.put("status", "ok");
             payloads.addAll(collected.payloads());
@@ -197,6 +182,25 @@ final class RunService {
     }
 
     /** Starts the strategy; a property problem becomes a {@code property_error}. */
+    /**
+     * One strategy instance fed over {@code range} and its output collected: the core that a
+     * single run and every vector of a batch share. {@code progress} gets the events fed and
+     * the feed's nanoseconds, also when the feed throws.
+     */
+    private static Collected feed(ClassLoader loader, String mainClass, Map<String, String> params,
+            Instrument instrument, ColumnSet columns, int[] range, long[] progress)
+            throws Exception {
+        Class<?> strategy = Class.forName(mainClass, false, loader);
+        StrategyRun run = start(strategy, params, instrument);
+        long t0 = System.nanoTime();
+        try {
+            Feeder.feed(run, columns, range[0], range[1], progress);
+        } finally {
+            progress[1] = System.nanoTime() - t0;
+        }
+        return collect(run);
+    }
+
     private static StrategyRun start(Class<?> strategy, Map<String, String> params,
             Instrument instrument) throws Exception {
         try {
