@@ -83,12 +83,11 @@ class DryRunner:
         run_dir = Path(tempfile.mkdtemp(prefix=f"dryrun-{feed.value}-", dir=self._ensure_dir()))
         try:
             columns = write_columns(run_dir, feed, assemble(feed.value, frames, SAMPLE_CADENCE_MS))
-            request = RunRequest(
-                class_files=record.class_files,
-                main_class=record.main_class,
-                kind=feed,
-                columns=columns,
-                instrument=instrument,
+            request = RunRequest.of_strategy(
+                record,
+                feed,
+                columns,
+                instrument,
                 cpu_limit_s=self._cpu_limit_s,
                 wall_limit_s=self._cpu_limit_s * 3,
             )

@@ -150,13 +150,12 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
     if strategy is None:
         raise ExecuteFailed(f"strategy {spec.strategy_id} no longer exists", base_results)
     progress.size(3)
-    request = RunRequest(
-        class_files=strategy.class_files,
-        main_class=strategy.main_class,
-        kind=data.feed,
-        columns=data.columns,
-        instrument=data.instrument,
-        params=dict(spec.params),
+    request = RunRequest.of_strategy(
+        strategy,
+        data.feed,
+        data.columns,
+        data.instrument,
+        params=spec.params,
         cpu_limit_s=ctx.settings.run_cpu_limit_seconds,
     )
     try:

@@ -100,12 +100,11 @@ class _Shard:
         ``runtime_ms`` is its share of the engine request plus its own evaluation.
         """
         started = time.perf_counter()
-        request = RunRequest(
-            class_files=self.strategy.class_files,
-            main_class=self.strategy.main_class,
-            kind=self.data.feed,
-            columns=self.data.columns,
-            instrument=self.data.instrument,
+        request = RunRequest.of_strategy(
+            self.strategy,
+            self.data.feed,
+            self.data.columns,
+            self.data.instrument,
             rows=rows,
             cpu_limit_s=self.ctx.settings.run_cpu_limit_seconds,
         )

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from backtestd.domain.marketdata import RUN_COLUMNS, DataType, Instrument
+from backtestd.domain.strategies import StrategyRecord
 
 ParamValue = str | int | float | bool
 
@@ -36,6 +37,34 @@ class RunRequest:
     rows: tuple[int, int] | None = None
     cpu_limit_s: float | None = None
     wall_limit_s: float | None = None
+
+    @classmethod
+    def of_strategy(
+        cls,
+        strategy: StrategyRecord,
+        kind: DataType,
+        columns: Mapping[str, Path],
+        instrument: Instrument,
+        *,
+        cpu_limit_s: float,
+        wall_limit_s: float | None = None,
+        params: Mapping[str, ParamValue] | None = None,
+        rows: tuple[int, int] | None = None,
+    ) -> RunRequest:
+        """A registered strategy's run: the one place validation dry runs, executes and sweep
+        batches turn a stored strategy into engine work (its failures are worded by
+        :func:`backtestd.strategy.failures.describe_run_failure` against the same record)."""
+        return cls(
+            class_files=strategy.class_files,
+            main_class=strategy.main_class,
+            kind=kind,
+            columns=columns,
+            instrument=instrument,
+            params=dict(params or {}),
+            rows=rows,
+            cpu_limit_s=cpu_limit_s,
+            wall_limit_s=wall_limit_s,
+        )
 
     def to_header(self, cpu_limit_s: float, wall_limit_s: float, stack_kb: int) -> dict[str, Any]:
         """The ``run`` request header (without ``id``)."""
