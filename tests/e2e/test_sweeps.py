@@ -87,9 +87,12 @@ def rerun(
     prepared: str,
     strategy: str,
     params: dict[str, Any],
+    base_config: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A trial re-run through ``POST .../execute`` with its params (raw: 0.4.2 has no params)."""
-    body = {"prepareJobId": prepared, "strategyId": strategy, "params": params}
+    body: dict[str, Any] = {"prepareJobId": prepared, "strategyId": strategy, "params": params}
+    if base_config is not None:
+        body["baseConfig"] = base_config
     response = call(server, session, "POST", "/backtest/sim/ticker/execute", json=body)
     assert response.status_code == 202, response.text
     result = wait_result(session, "sim", "ticker", response.json()["jobId"])
@@ -167,7 +170,25 @@ def test_winner_rerun_through_execute_agrees_on_every_metric(
     grid_sweep: dict[str, Any],
 ) -> None:
     row = max(grid_sweep["natural"]["leaderboard"], key=lambda r: r["pnl"])
-    results = rerun(live_server, carol, prepared, strategy, row["params"])
+    sweep_id = grid_sweep["accepted"]["sweepId"]
+    path = f"/backtest/sim/ticker/executeSweep/{prepared}/{sweep_id}"
+    described = call(live_server, carol, "GET", path).json()
+    # What a row needs to be re-run, in the result itself (additive; docs/api-decisions.md).
+    assert described["strategyId"] == strategy
+    assert described["baseConfig"] == {
+        "initialFunding": 100.0,
+        "buyFeeRate": 0.001,
+        "sellFeeRate": 0.001,
+        "feeLeg": "RECEIVED",
+    }
+    results = rerun(
+        live_server,
+        carol,
+        prepared,
+        described["strategyId"],
+        row["params"],
+        described["baseConfig"],
+    )
     if row["trades"] == 0:
         assert "pnlTotal" not in results
         return

@@ -125,6 +125,9 @@ def result(
         "leaderboardSize": len(rows),
         "truncated": False,
         "state": job_state(view.job, len(view.rows)),
+        # Additive (docs/api-decisions.md): what a row needs to be re-run through execute.
+        "strategyId": spec.strategy_id,
+        "baseConfig": spec.base_config,
     }
     if not walk:
         _add_statistics(view, rows, body, finished=status is not SweepStatus.RUNNING)

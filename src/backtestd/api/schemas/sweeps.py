@@ -144,6 +144,12 @@ class ExecuteSweepResult(WireModel):
     pboSplits: int | None = None
     failReason: str | None = None
     walkForward: WalkForwardResult | None = None
+    strategyId: str | None = Field(
+        default=None, description="additive: the swept strategy, to re-run a row via execute"
+    )
+    baseConfig: BaseConfig | None = Field(
+        default=None, description="additive: the portfolio settings every trial ran with"
+    )
 
 
 class CancelSweepResponse(WireModel):

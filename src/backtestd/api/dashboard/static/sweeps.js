@@ -201,6 +201,8 @@ async function sweepView(exchange, type, request, id) {
     const p = data.progress;
     $("#sweep-progress").innerHTML = `${p.done} of ${p.total} runs (${p.aborted} aborted)${p.etaSeconds ? `, about ${p.etaSeconds} s left` : ""} ${bar(p.done, p.total)}`;
     ui.rows = data.leaderboard;
+    ui.strategyId = data.strategyId;
+    ui.baseConfig = data.baseConfig;
     renderBoard();
     $("#leaderboard-note").textContent = (data.order === "ranked" ? `ranked order, ${data.ranking} ranking by ${data.objective}` : `natural order (run index), objective ${data.objective}`) + (data.ranking !== $("#lb-ranking").value && data.order === "ranked" ? ` (this sweep can only be ranked ${data.ranking}: plateau needs a full grid)` : "") + (data.truncated ? `; the first ${data.leaderboard.length} of ${data.leaderboardSize} rows` : "");
     $("#pbo").textContent = data.pbo !== undefined && data.pbo !== null ? `PBO of this sweep: ${(data.pbo * 100).toFixed(1)} % (${data.pboSplits} splits)` : "";
@@ -240,7 +242,7 @@ async function sweepView(exchange, type, request, id) {
     if (!tr) return;
     const row = ui.rows.find((r) => String(r.runIx) === tr.dataset.run);
     if (e.target.closest(".rerun")) {
-      try { await rerunRow(exchange, type, request, known.strategyId, row); } catch (err) { showError("#leaderboard-error", err); }
+      try { await rerunRow(exchange, type, request, ui.strategyId || known.strategyId, row, ui.baseConfig); } catch (err) { showError("#leaderboard-error", err); }
       return;
     }
     if (!row || !row.equityCurve) return;
@@ -258,9 +260,10 @@ async function sweepView(exchange, type, request, id) {
 
 // "Re-run this row": the row's parameters as one backtest on the same prepared data, with its
 // signals stored, then its result page.
-async function rerunRow(exchange, type, request, strategyId, row) {
-  if (!strategyId) throw new Error("this tab did not submit the sweep, so it does not know its strategy: re-run from the tab that submitted it, or use the Backtests form");
+async function rerunRow(exchange, type, request, strategyId, row, baseConfig) {
+  if (!strategyId) throw new Error("the sweep result names no strategy: re-run it from the Backtests form");
   const body = { prepareJobId: request, strategyId, params: row.params, storeSignals: true };
+  if (baseConfig) body.baseConfig = baseConfig;
   const { data } = await api("POST", `/backtest/${encodeURIComponent(exchange)}/${type}/execute`, body);
   store.addJob("executes", { id: data.jobId, exchange, type, label: `${strategyId} ${JSON.stringify(row.params)} (sweep run ${row.runIx})` });
   location.hash = `#/result/${exchange}/${type}/${data.jobId}`;
