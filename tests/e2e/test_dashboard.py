@@ -189,14 +189,7 @@ def test_compile_errors_are_shown_at_their_line_and_a_strategy_registers(
 def test_prepare_execute_and_read_the_result_with_charts_signals_and_markers(
     page: Page, server: LiveServer, tmp_path: Path
 ) -> None:
-    sign_in(page, server, "dash-cy")
-    page.click("nav >> text=Strategies")
-    page.fill("#source", source("ema_cross.java"))
-    page.click("#register")
-    page.wait_for_selector("#new-strategy")
-    page.click("nav >> text=Backtests")
-    page.click("#prepare-form button")
-    page.wait_for_selector("#job-table .status >> text=Completed", timeout=120_000)
+    register_and_prepare(page, server, "dash-cy")
     assert "%" in page.inner_text("#job-table .coverage")
     page.check("#execute-form input[name=storeSignals]")
     page.click("#execute-form button")
