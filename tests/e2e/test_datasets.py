@@ -389,7 +389,9 @@ def test_signed_put_refuses_tampered_links_and_stores_nothing(
 ) -> None:
     created = dana.create_dataset(name="tamper", instrument="SOL/USDT")
     url = created.upload.url
-    forged = url.replace(created.upload_id, created.upload_id[:-1] + "0")
+    last = created.upload_id[-1]
+    forged = url.replace(created.upload_id, created.upload_id[:-1] + ("1" if last == "0" else "0"))
+    assert forged != url
     for bad in (forged, url.replace("sig=", "sig=f"), url.replace("expires=", "expires=1")):
         response = httpx.put(bad, content=candle_csv(), timeout=30)
         assert response.status_code in (403, 404), response.text

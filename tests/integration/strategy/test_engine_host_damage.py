@@ -257,11 +257,16 @@ def test_a_host_killed_during_a_victims_run_is_replaced_and_the_run_repeated(
 
     with EngineHost(_config()) as host:
         compiled = host.compile(SLOW_VICTIM)
+        warm_started = time.monotonic()
+        run_compiled(host, compiled, column_files)
+        # Kill a third of the way into the run, however fast this machine runs it (a fixed
+        # 0.5 s was seen to land after a quiet machine had already finished).
+        delay = (time.monotonic() - warm_started) / 3
         pid = host.pid
         assert pid is not None
 
         def kill_soon() -> None:
-            time.sleep(0.5)
+            time.sleep(delay)
             os.kill(pid, signal.SIGKILL)
 
         killer = threading.Thread(target=kill_soon)
