@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 
 DEFAULT_INITIAL_FUNDING = 100.0
@@ -19,11 +20,38 @@ DEFAULT_FEE_RATE = 0.001
 DEFAULT_FEE_LEG = "RECEIVED"
 FEE_LEGS = ("BASE", "QUOTE", "RECEIVED")
 OUT_MODES = ("ARRAY", "SHORT")
+ParamValue = str | int | float | bool
+"""A strategy property value as a run request carries it."""
 
 
 def _same(a: float, b: float) -> bool:
     """Equal as the wire means it (9 == 9.0)."""
     return float(a) == float(b)
+
+
+def check_base_settings(
+    initial_funding: float,
+    buy_fee_rate: float,
+    sell_fee_rate: float,
+    percent_amount_to_lock: float | None,
+) -> None:
+    """The one rule for funding, fees and the entry lock, for the request's ``baseConfig`` and
+    for the portfolio kernel's own configuration alike.
+
+    Raises ``ValueError`` that names the setting by its wire name and says the allowed range.
+
+    >>> check_base_settings(100.0, 0.001, 1.0, None)
+    Traceback (most recent call last):
+    ValueError: baseConfig.sellFeeRate 1 must be in [0, 1)
+    """
+    for name, rate in (("buyFeeRate", buy_fee_rate), ("sellFeeRate", sell_fee_rate)):
+        if not (math.isfinite(rate) and 0 <= rate < 1):
+            raise ValueError(f"baseConfig.{name} {rate:g} must be in [0, 1)")
+    if not (math.isfinite(initial_funding) and initial_funding > 0):
+        raise ValueError(f"baseConfig.initialFunding {initial_funding:g} must be positive")
+    lock = percent_amount_to_lock
+    if lock is not None and not (math.isfinite(lock) and 0 < lock <= 100):
+        raise ValueError(f"baseConfig.percentAmountToLock {lock:g} must be in (0, 100]")
 
 
 @dataclass(frozen=True)
@@ -43,26 +71,55 @@ class BaseConfig:
         Raises ``ValueError`` with a message that names the field and the allowed range.
         """
         config = config or {}
-        fee = config.get("feeRate", DEFAULT_FEE_RATE)
-        parsed = cls(
-            initial_funding=float(config.get("initialFunding", DEFAULT_INITIAL_FUNDING)),
-            buy_fee_rate=float(config.get("buyFeeRate", fee)),
-            sell_fee_rate=float(config.get("sellFeeRate", fee)),
-            fee_leg=str(config.get("feeLeg", DEFAULT_FEE_LEG)),
+        parsed = cls.resolve(
+            initial_funding=config.get("initialFunding"),
+            fee_rate=config.get("feeRate"),
+            buy_fee_rate=config.get("buyFeeRate"),
+            sell_fee_rate=config.get("sellFeeRate"),
+            fee_leg=config.get("feeLeg"),
             percent_amount_to_lock=config.get("percentAmountToLock"),
         )
         parsed.check()
         return parsed
 
+    @classmethod
+    def resolve(
+        cls,
+        *,
+        initial_funding: float | None = None,
+        fee_rate: float | None = None,
+        buy_fee_rate: float | None = None,
+        sell_fee_rate: float | None = None,
+        fee_leg: str | None = None,
+        percent_amount_to_lock: float | None = None,
+    ) -> BaseConfig:
+        """The settings in effect when only some are given (``None``: not given): the
+        defaults fill the gaps and ``fee_rate`` sets a side that is not given on its own.
+
+        Not checked: :meth:`check` says what is out of range, in the wire's own names.
+
+        >>> BaseConfig.resolve(fee_rate=0.002, sell_fee_rate=0.0).buy_fee_rate
+        0.002
+        """
+        fee = DEFAULT_FEE_RATE if fee_rate is None else fee_rate
+        return cls(
+            initial_funding=float(
+                DEFAULT_INITIAL_FUNDING if initial_funding is None else initial_funding
+            ),
+            buy_fee_rate=float(fee if buy_fee_rate is None else buy_fee_rate),
+            sell_fee_rate=float(fee if sell_fee_rate is None else sell_fee_rate),
+            fee_leg=str(fee_leg or DEFAULT_FEE_LEG),
+            percent_amount_to_lock=percent_amount_to_lock,
+        )
+
     def check(self) -> None:
-        for name, rate in (("buyFeeRate", self.buy_fee_rate), ("sellFeeRate", self.sell_fee_rate)):
-            if not (math.isfinite(rate) and 0 <= rate < 1):
-                raise ValueError(f"baseConfig.{name} {rate:g} must be in [0, 1)")
-        if not (math.isfinite(self.initial_funding) and self.initial_funding > 0):
-            raise ValueError(f"baseConfig.initialFunding {self.initial_funding:g} must be positive")
-        lock = self.percent_amount_to_lock
-        if lock is not None and not (math.isfinite(lock) and 0 < lock <= 100):
-            raise ValueError(f"baseConfig.percentAmountToLock {lock:g} must be in (0, 100]")
+        """Raises ``ValueError`` naming the first setting out of its range (wire names)."""
+        check_base_settings(
+            self.initial_funding,
+            self.buy_fee_rate,
+            self.sell_fee_rate,
+            self.percent_amount_to_lock,
+        )
         if self.fee_leg not in FEE_LEGS:
             raise ValueError(f"baseConfig.feeLeg {self.fee_leg!r} must be one of {FEE_LEGS}")
 
@@ -114,13 +171,20 @@ class EquityCurveOptions:
     @classmethod
     def from_wire(cls, options: Mapping[str, Any] | None) -> EquityCurveOptions:
         options = options or {}
-        resample = options.get("resample")
-        if resample is not None and resample < 2:
-            raise ValueError(f"equityCurve.resample {resample} must be at least 2")
-        out_mode = str(options.get("outMode") or "ARRAY")
-        if out_mode not in OUT_MODES:
-            raise ValueError(f"equityCurve.outMode {out_mode!r} must be one of {OUT_MODES}")
-        return cls(resample, bool(options.get("differential")), out_mode)
+        parsed = cls(
+            options.get("resample"),
+            bool(options.get("differential")),
+            str(options.get("outMode") or "ARRAY"),
+        )
+        parsed.check()
+        return parsed
+
+    def check(self) -> None:
+        """Raises ``ValueError`` naming the option that is out of range (wire names)."""
+        if self.resample is not None and self.resample < 2:
+            raise ValueError(f"equityCurve.resample {self.resample} must be at least 2")
+        if self.out_mode not in OUT_MODES:
+            raise ValueError(f"equityCurve.outMode {self.out_mode!r} must be one of {OUT_MODES}")
 
     def to_wire(self) -> dict[str, Any]:
         reduced: dict[str, Any] = {}
@@ -150,8 +214,12 @@ class ExecuteSpec:
     store_signals: bool = False
     equity_curve: EquityCurveOptions = field(default_factory=EquityCurveOptions)
     base_config: BaseConfig = field(default_factory=BaseConfig)
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, ParamValue] = field(default_factory=dict)
     storage_limit: StorageLimit | None = None
+
+    def __post_init__(self) -> None:
+        # Frozen all the way down: the params feed the job id, so nobody may change them later.
+        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
 
     def identity(self) -> dict[str, Any]:
         """What the job id is digested from: the non-default parts, canonical names."""

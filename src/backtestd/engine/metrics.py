@@ -13,11 +13,11 @@ functions here are the readable formulas it is tested against.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.domain.backtest_results import Metrics
 from backtestd.engine.kernel_metrics import daily_equity, equity_stats
 from backtestd.engine.portfolio import PortfolioResult
 
@@ -29,21 +29,6 @@ YEAR_DAYS = 365
 ZERO_DISPERSION = 1e-12
 # exp(700) is about 1e304: the cap that keeps an absurd annualised growth finite.
 MAX_LOG_GROWTH = 700.0
-
-
-@dataclass(frozen=True)
-class Metrics:
-    """The metric set shared by ``execute`` results and sweep rows."""
-
-    pnl_total: float
-    pnl_total_percent: float
-    total_trades: int
-    win_rate: float
-    sharpe_ratio: float
-    sortino_ratio: float
-    cagr: float
-    max_drawdown: float
-    max_drawdown_percent: float
 
 
 def periods_per_year(step_ms: int) -> float:
@@ -201,27 +186,6 @@ def compute_metrics(result: PortfolioResult) -> Metrics:
         max_drawdown=dd_abs,
         max_drawdown_percent=dd_pct,
     )
-
-
-def result_fields(metrics: Metrics) -> dict[str, float | int]:
-    """The yield metrics of a ``ResultMap`` (wire names). Empty when there was no trade.
-
-    >>> result_fields(Metrics(1.0, 1.0, 1, 1.0, 0.5, 0.7, 0.1, 2.0, 1.9))["winRate"]
-    1.0
-    """
-    if metrics.total_trades == 0:
-        return {}
-    return {
-        "pnlTotal": metrics.pnl_total,
-        "pnlTotalPercent": metrics.pnl_total_percent,
-        "totalTrades": metrics.total_trades,
-        "winRate": metrics.win_rate,
-        "sharpeRatio": metrics.sharpe_ratio,
-        "sortinoRatio": metrics.sortino_ratio,
-        "cagr": metrics.cagr,
-        "maxDrawdown": metrics.max_drawdown,
-        "maxDrawdownPercent": metrics.max_drawdown_percent,
-    }
 
 
 def sweep_row_fields(metrics: Metrics) -> dict[str, float | int]:

@@ -21,7 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from backtestd.domain.backtests import DEFAULT_FEE_LEG, DEFAULT_FEE_RATE, DEFAULT_INITIAL_FUNDING
+from backtestd.domain.backtests import (
+    DEFAULT_FEE_LEG,
+    DEFAULT_FEE_RATE,
+    DEFAULT_INITIAL_FUNDING,
+    check_base_settings,
+)
 from backtestd.engine.fills import FeeLeg, fee_in_base
 from backtestd.engine.kernel import (
     T_ENTRIES,
@@ -85,15 +90,13 @@ class PortfolioConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "fee_leg", FeeLeg(self.fee_leg))
         object.__setattr__(self, "mode", ExecutionMode(self.mode))
-        if not (math.isfinite(self.initial_funding) and self.initial_funding > 0):
-            raise ValueError("initial_funding must be a positive finite number")
-        for name in ("buy_fee_rate", "sell_fee_rate"):
-            rate = getattr(self, name)
-            if not (math.isfinite(rate) and 0.0 <= rate < 1.0):
-                raise ValueError(f"{name} must be in [0, 1)")
-        pct = self.percent_amount_to_lock
-        if pct is not None and not (math.isfinite(pct) and 0.0 < pct <= 100.0):
-            raise ValueError("percent_amount_to_lock must be in (0, 100]")
+        # The request's rule, not a copy of it: a kernel caller gets the wire's own message.
+        check_base_settings(
+            self.initial_funding,
+            self.buy_fee_rate,
+            self.sell_fee_rate,
+            self.percent_amount_to_lock,
+        )
         gain = self.percent_gain
         if gain is not None and not (math.isfinite(gain) and gain > 0.0):
             raise ValueError("percent_gain must be a positive finite number")

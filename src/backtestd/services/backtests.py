@@ -8,7 +8,7 @@ executor happens only after the job row is committed (``after_commit``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -18,6 +18,7 @@ from backtestd.domain.backtests import (
     BaseConfig,
     EquityCurveOptions,
     ExecuteSpec,
+    ParamValue,
     PrepareSpec,
     StorageLimit,
 )
@@ -68,9 +69,9 @@ class ExecuteInput:
     prepare_job_id: str
     strategy_id: str
     store_signals: bool
-    equity_curve: dict[str, Any] | None
-    base_config: dict[str, Any] | None
-    params: dict[str, Any] | None
+    equity_curve: EquityCurveOptions | None
+    base_config: BaseConfig | None
+    params: Mapping[str, ParamValue] | None
 
 
 class BacktestService:
@@ -144,10 +145,12 @@ class BacktestService:
                 f"type {data_type!r} cannot be executed; runnable types are ticker and kline",
                 reason="TYPE_NOT_RUNNABLE",
             )
+        base = request.base_config or BaseConfig()
+        equity = request.equity_curve or EquityCurveOptions()
         try:
-            base = BaseConfig.from_wire(request.base_config)
+            base.check()
             base.single_fee_wire()  # execute takes one received-leg fee rate
-            equity = EquityCurveOptions.from_wire(request.equity_curve)
+            equity.check()
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
         params = _params(request.params)
@@ -436,7 +439,7 @@ def _bound(name: str, text: str) -> datetime:
         raise InvalidInput(f"'{name}': {exc}") from exc
 
 
-def _params(params: dict[str, Any] | None) -> dict[str, Any]:
+def _params(params: Mapping[str, ParamValue] | None) -> dict[str, ParamValue]:
     if not params:
         return {}
     for key in params:

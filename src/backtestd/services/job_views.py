@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from backtestd.domain.backtest_results import ExecuteResult
 from backtestd.domain.jobs import JobRecord, JobStatus
 from backtestd.domain.timefmt import iso_z
 
@@ -31,20 +32,20 @@ def job_state(job: JobRecord, completed: int | None = None) -> dict[str, Any]:
     }
 
 
+def execute_result(job: JobRecord) -> ExecuteResult:
+    """A finished execute's result, as the handler stored it (a run that failed before it
+    loaded its data stored no identity; the job's own ids stand in)."""
+    return ExecuteResult.from_json(
+        job.result,
+        strategy_context=ExecuteResult.context_of(job.user_id, str(job.spec.get("strategyId", ""))),
+    )
+
+
 def execute_results(job: JobRecord, url_for: Callable[[str], str | None]) -> dict[str, Any]:
-    """A finished execute's ``results``: what the handler stored, with the stored signals key
-    turned into a signed link, and the identity fields a run that failed before it loaded its
-    data never stored (the wire requires them on every result)."""
-    results = dict(job.result)
-    key = results.pop("signalsKey", None)
-    url = url_for(key) if key else None
-    if url:
-        results["signalsUrl"] = url
-    results.setdefault("hostName", "")
-    results.setdefault("iops", 0)
-    results.setdefault("strategyId", f"strategy:{job.user_id}:{job.spec.get('strategyId', '')}")
-    results.setdefault("instrument", "")
-    return results
+    """A finished execute's wire ``results``, the stored signals key turned into a signed link."""
+    result = execute_result(job)
+    key = result.signals.key if result.signals else None
+    return result.to_wire(url_for(key) if key else None)
 
 
 def prepare_state(job: JobRecord) -> dict[str, Any]:

@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 from backtestd.domain.accounts import Principal
 from backtestd.errors import Conflict, NotFound
 from backtestd.marketdata.segments import table_csv
+from backtestd.services import job_views
 from backtestd.services.backtests import BacktestService
 from backtestd.storage.objects.store import ObjectStore
 
@@ -28,13 +29,14 @@ class SignalFiles:
         job = self._backtests.execute_state(principal, exchange_id, data_type, job_id)
         if not job.status.terminal:
             raise Conflict(f"execution {job_id} has not finished yet; poll its result first")
-        key = job.result.get("signalsKey")
-        if not key:
+        signals = job_views.execute_result(job).signals
+        if signals is None or not signals.key:
+            reason = signals.reason if signals else None
             raise NotFound(
                 f"execution {job_id} stored no signals: execute with storeSignals: true "
-                f"({job.result.get('signalsUploadReason') or 'it was not asked to'})"
+                f"({reason or 'it was not asked to'})"
             )
-        blob = self._objects.get(str(key))
+        blob = self._objects.get(signals.key)
         if blob is None:
             raise NotFound(
                 "the signals no longer exist: they are deleted with their strategy (docs/limits.md)"

@@ -55,7 +55,7 @@ class SweepRequest:
     seed: int | None
     samples: int | None
     objective: str
-    base_config: dict[str, Any]
+    base_config: BaseConfig
     store_signals: bool
     shards: int
     min_trade_floor: int
@@ -417,11 +417,11 @@ def sweep_id_for(
     return "swp_" + digest.hexdigest()
 
 
-def sweep_base_config(config: dict[str, Any]) -> dict[str, Any]:
+def sweep_base_config(base: BaseConfig) -> dict[str, Any]:
     """The sweep's portfolio settings with every default filled (so omission equals default);
     unlike execute, sweeps take split fee rates and any fee leg."""
     try:
-        base = BaseConfig.from_wire(config)
+        base.check()
     except ValueError as exc:
         raise InvalidInput(str(exc)) from exc
     normalised: dict[str, Any] = normalise(base.full_wire())

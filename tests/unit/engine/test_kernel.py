@@ -24,7 +24,6 @@ from backtestd.engine.metrics import (
     compute_metrics,
     daily_returns,
     max_drawdown,
-    result_fields,
     sharpe_ratio,
     sortino_ratio,
     sweep_row_fields,
@@ -192,7 +191,7 @@ def test_a_run_without_trades_has_a_complete_zero_record() -> None:
         "maxDdPct": 0.0, "trades": 0, "winRate": 0.0,
     }  # fmt: skip
     assert m.max_drawdown == 0.0
-    assert result_fields(m) == {}  # execute carries yield metrics only after a trade
+    assert m.result_fields() == {}  # execute carries yield metrics only after a trade
 
 
 def test_ticker_signals_fill_at_the_triggering_tick_not_the_stale_close() -> None:

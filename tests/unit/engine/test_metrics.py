@@ -20,7 +20,6 @@ from backtestd.engine.metrics import (
     compute_metrics,
     max_drawdown,
     periods_per_year,
-    result_fields,
     sharpe_ratio,
     simple_returns,
     sortino_ratio,
@@ -264,7 +263,7 @@ def test_ruined_short_still_gives_finite_metrics() -> None:
     assert m.cagr == -1.0
     assert m.max_drawdown == pytest.approx(250.0)
     assert m.max_drawdown_percent == pytest.approx(250.0)
-    json.dumps(result_fields(m), allow_nan=False)
+    json.dumps(m.result_fields(), allow_nan=False)
 
 
 def _metrics(trades: int) -> Metrics:
@@ -272,8 +271,8 @@ def _metrics(trades: int) -> Metrics:
 
 
 def test_result_fields_use_wire_names_and_appear_only_with_trades() -> None:
-    assert result_fields(_metrics(0)) == {}
-    fields = result_fields(_metrics(2))
+    assert _metrics(0).result_fields() == {}
+    fields = _metrics(2).result_fields()
     assert fields == {
         "pnlTotal": 1.5,
         "pnlTotalPercent": 1.5,

@@ -96,10 +96,8 @@ def execute(
             prepare_job_id=body.prepareJobId,
             strategy_id=body.strategyId,
             store_signals=body.storeSignals,
-            equity_curve=body.equityCurve.model_dump(exclude_none=True)
-            if body.equityCurve
-            else None,
-            base_config=body.baseConfig.model_dump(exclude_none=True) if body.baseConfig else None,
+            equity_curve=body.equityCurve.to_domain() if body.equityCurve else None,
+            base_config=body.baseConfig.to_domain() if body.baseConfig else None,
             params=body.params,
         ),
     )

@@ -18,6 +18,7 @@ from backtestd.api.schemas.sweeps import (
     SweepSensitivity,
     WalkForwardAccepted,
 )
+from backtestd.domain.backtests import BaseConfig
 from backtestd.domain.sweeps import CurveMode, CurvePrefs, Objective
 from backtestd.errors import NotFound
 from backtestd.services import sweep_views
@@ -42,7 +43,7 @@ def _request(body: ExecuteSweepRequest) -> SweepRequest:
         seed=body.sweep.seed,
         samples=body.sweep.samples,
         objective=body.sweep.objective,
-        base_config=body.baseConfig.model_dump(exclude_none=True) if body.baseConfig else {},
+        base_config=body.baseConfig.to_domain() if body.baseConfig else BaseConfig(),
         store_signals=body.storeSignals,
         shards=body.shards,
         min_trade_floor=body.minTradeFloor,

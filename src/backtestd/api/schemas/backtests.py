@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from backtestd.api.schemas.common import WireModel
+from backtestd.domain import backtests
 
 ParamValue = StrictBool | StrictInt | StrictFloat | StrictStr
 
@@ -34,6 +35,12 @@ class EquityCurveOptions(WireModel):
     differential: bool | None = None
     outMode: Literal["ARRAY", "SHORT"] | None = None
 
+    def to_domain(self) -> backtests.EquityCurveOptions:
+        """The options in effect (absent ones at their defaults); the service checks them."""
+        return backtests.EquityCurveOptions(
+            self.resample, bool(self.differential), self.outMode or "ARRAY"
+        )
+
 
 class BaseConfig(WireModel):
     initialFunding: float | None = None
@@ -42,6 +49,17 @@ class BaseConfig(WireModel):
     sellFeeRate: float | None = None
     feeLeg: Literal["BASE", "QUOTE", "RECEIVED"] | None = None
     percentAmountToLock: float | None = None
+
+    def to_domain(self) -> backtests.BaseConfig:
+        """The settings in effect (absent ones resolved); the service checks them."""
+        return backtests.BaseConfig.resolve(
+            initial_funding=self.initialFunding,
+            fee_rate=self.feeRate,
+            buy_fee_rate=self.buyFeeRate,
+            sell_fee_rate=self.sellFeeRate,
+            fee_leg=self.feeLeg,
+            percent_amount_to_lock=self.percentAmountToLock,
+        )
 
 
 class ExecuteBacktestBody(WireModel):

@@ -6,18 +6,19 @@ import io
 import json
 import os
 import socket
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from backtestd.domain.backtest_results import ExecuteResult, SignalsOutcome
 from backtestd.domain.backtests import ExecuteSpec
 from backtestd.domain.jobs import JobRecord
 from backtestd.domain.quotas import storage_overflow
 from backtestd.domain.timefmt import iso_z
 from backtestd.engine.equity_curve import OutMode, build_equity_curve, equity_points
-from backtestd.engine.metrics import result_fields
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.trial import TrialFailed, evaluate, load_prepared
 from backtestd.jobs.progress import JobCancelled, JobFailed, JobProgress
@@ -40,7 +41,7 @@ def host_name() -> str:
 
 def _store_signals(
     ctx: WorkerContext, job: JobRecord, spec: ExecuteSpec, run: RunResult
-) -> dict[str, Any]:
+) -> SignalsOutcome:
     """Write the signals parquet, counted against the user's storage pool first.
 
     The count and the ``maxTotalStorageBytes`` check (the cap travels in the job's spec as it
@@ -71,19 +72,11 @@ def _store_signals(
             usage.lock_user(job.user_id)
             strategies = StrategyRepository(uow.session)
             if strategies.active_of(job.user_id, spec.strategy_id) is None:
-                return {
-                    "signalCount": run.signal_count,
-                    "signalsUpload": "Skipped",
-                    "signalsUploadReason": "the strategy was deleted while the execution ran",
-                }
+                return _skipped(run.signal_count)
             usage.record(item, job.user_id, "signals", len(blob), now)
             _check_storage(job, spec, usage, len(blob), run.signal_count)
     except _OverCap as over:  # the transaction rolled back: nothing counted, nothing stored
-        return {
-            "signalCount": run.signal_count,
-            "signalsUpload": "Failed",
-            "signalsUploadReason": str(over),
-        }
+        return SignalsOutcome(run.signal_count, "Failed", reason=str(over))
     try:
         ctx.objects.put(key, blob)
     except BaseException:
@@ -96,18 +89,16 @@ def _store_signals(
             UsageRepository(uow.session).release(item, datetime.now(UTC))
     if active is None:
         ctx.objects.delete(key)
-        return {
-            "signalCount": run.signal_count,
-            "signalsUpload": "Skipped",
-            "signalsUploadReason": "the strategy was deleted while the execution ran",
-        }
-    return {
-        "signalCount": run.signal_count,
-        "signalsId": job.job_id,
-        "signalsKey": key,
-        "signalsUpload": "Done",
-        "signalsUploadedAt": iso_z(now),
-    }
+        return _skipped(run.signal_count)
+    return SignalsOutcome(
+        run.signal_count, "Done", signals_id=job.job_id, key=key, uploaded_at=iso_z(now)
+    )
+
+
+def _skipped(count: int) -> SignalsOutcome:
+    return SignalsOutcome(
+        count, "Skipped", reason="the strategy was deleted while the execution ran"
+    )
 
 
 class _OverCap(Exception):
@@ -135,20 +126,18 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
     spec = ExecuteSpec.from_json(job.spec)
     with ctx.database.unit_of_work() as uow:
         strategy = StrategyRepository(uow.session).get(spec.strategy_id)
+    identity = ExecuteResult(
+        strategy_context=ExecuteResult.context_of(job.user_id, spec.strategy_id),
+        host_name=host_name(),
+        params=spec.params or None,
+    )
     try:
         data = load_prepared(ctx, spec.prepare_job_id, job.data_type)
     except TrialFailed as exc:
         raise ExecuteFailed(str(exc), {}) from exc
-    base_results: dict[str, Any] = {
-        "hostName": host_name(),
-        "iops": 0,
-        "strategyId": f"strategy:{job.user_id}:{spec.strategy_id}",
-        "instrument": data.instrument.pair,
-    }
-    if spec.params:
-        base_results["params"] = dict(spec.params)
+    identity = replace(identity, instrument=data.instrument.pair)
     if strategy is None:
-        raise ExecuteFailed(f"strategy {spec.strategy_id} no longer exists", base_results)
+        raise ExecuteFailed(f"strategy {spec.strategy_id} no longer exists", identity.to_json())
     progress.size(3)
     request = RunRequest.of_strategy(
         strategy,
@@ -166,29 +155,30 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
         message = describe_run_failure(strategy, failure)
         if failure.declared_properties:
             message += f" (declared properties: {', '.join(failure.declared_properties)})"
-        raise ExecuteFailed(message, base_results) from failure
+        raise ExecuteFailed(message, identity.to_json()) from failure
     progress.update(1)
-    base_results["iops"] = round(run.events_per_second, 1)
     portfolio, metrics = evaluate(data, run, spec.base_config)
-    results = {**base_results, **result_fields(metrics)}
+    equity_curve = None
     if portfolio.trades.count:
         options = spec.equity_curve
         ts, eq = equity_points(portfolio)
-        results["equityCurve"] = build_equity_curve(
+        equity_curve = build_equity_curve(
             ts,
             eq,
             resample_to=options.resample,
             delta=options.differential,
             out_mode=OutMode(options.out_mode),
         )
-    if run.notices:
-        results["notices"] = [
-            {"level": "WARN", "code": "engine.notice", "message": text, "provenance": "execute"}
-            for text in run.notices[:MAX_NOTICES]
-        ]
-        if len(run.notices) > MAX_NOTICES:
-            results["noticesTruncated"] = len(run.notices) - MAX_NOTICES
     progress.update(2)
-    if spec.store_signals:
-        results.update(_store_signals(ctx, job, spec, run))
-    return results
+    result = replace(
+        identity,
+        iops=round(run.events_per_second, 1),
+        metrics=metrics if metrics.total_trades else None,
+        equity_curve=equity_curve,
+        notices=tuple(run.notices[:MAX_NOTICES]),
+        notices_truncated=len(run.notices) - MAX_NOTICES
+        if len(run.notices) > MAX_NOTICES
+        else None,
+        signals=_store_signals(ctx, job, spec, run) if spec.store_signals else None,
+    )
+    return result.to_json()

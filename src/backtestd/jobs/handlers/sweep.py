@@ -18,12 +18,13 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
+from backtestd.domain.backtest_results import Metrics
 from backtestd.domain.backtests import BaseConfig
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.domain.strategies import StrategyRecord
 from backtestd.domain.sweeps import Objective, SweepRow, SweepSpec
 from backtestd.engine.equity_curve import equity_points
-from backtestd.engine.metrics import Metrics, daily_returns, sweep_row_fields
+from backtestd.engine.metrics import daily_returns, sweep_row_fields
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.execute import ExecuteFailed
 from backtestd.jobs.handlers.trial import PreparedData, TrialFailed, evaluate, load_prepared

@@ -15,9 +15,10 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.domain.backtest_results import Metrics
 from backtestd.domain.backtests import BaseConfig, PreparedManifest
 from backtestd.domain.marketdata import DataType, Instrument, column_dtype
-from backtestd.engine.metrics import Metrics, compute_metrics
+from backtestd.engine.metrics import compute_metrics
 from backtestd.engine.portfolio import (
     ExecutionMode,
     FeeLeg,

@@ -32,6 +32,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from backtestd.domain.backtests import ParamValue
 from backtestd.strategy.jvm.jar import locate_engine_jar
 from backtestd.strategy.jvm.process import Closed, HostProcess
 from backtestd.strategy.jvm.protocol import PROTOCOL_VERSION, Message, encode
@@ -42,7 +43,7 @@ from backtestd.strategy.jvm.results import (
     RunFailureKind,
     RunResult,
 )
-from backtestd.strategy.jvm.run_request import ParamValue, RunRequest, param_text
+from backtestd.strategy.jvm.run_request import RunRequest, param_text
 
 log = logging.getLogger(__name__)
 

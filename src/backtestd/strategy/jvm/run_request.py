@@ -8,10 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from backtestd.domain.backtests import ParamValue
 from backtestd.domain.marketdata import RUN_COLUMNS, DataType, Instrument
 from backtestd.domain.strategies import StrategyRecord
-
-ParamValue = str | int | float | bool
 
 
 def param_text(value: ParamValue) -> str:
