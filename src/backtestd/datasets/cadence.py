@@ -1,4 +1,4 @@
-"""Cadence and gap discovery for an ingested dataset (wire-reference §4.12a).
+"""Cadence and gap discovery for an ingested dataset.
 
 A dataset has a fixed cadence when at least half of the intervals between consecutive rows fall
 on one grid step (within a small jitter); otherwise it is ``rt``. Gaps are intervals longer than

@@ -1,4 +1,4 @@
-"""Format detection of an uploaded dataset from its bytes, never from a name (§4.12a).
+"""Format detection of an uploaded dataset from its bytes, never from a name.
 
 The PUT carries no file name and no content type, so the first bytes decide: gzip and zip are
 containers around one inner file, parquet and lastra have magic numbers, and anything else that

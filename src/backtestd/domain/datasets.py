@@ -1,6 +1,6 @@
 """User datasets: the dataset record, its immutable versions and its upload/import sessions.
 
-Wire names and enum values follow wire-reference §4.12; the records are frozen because a version,
+The records carry the wire's names and enum values; they are frozen because a version,
 once ingested, never changes (a new upload makes a new version) and the service layer replaces
 records instead of mutating them.
 """

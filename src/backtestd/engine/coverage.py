@@ -31,7 +31,7 @@ FUNDING_SETTLEMENT_HOURS: frozenset[int] = frozenset({0, 8, 16})
 
 @dataclass(frozen=True)
 class HourGap:
-    """One entry of ``hoursWithoutData``. ``expected`` is always 0 (wire reference §4.8)."""
+    """One entry of ``hoursWithoutData``. ``expected`` is always 0."""
 
     hour: datetime
     expected: int

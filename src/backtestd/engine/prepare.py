@@ -62,7 +62,7 @@ _BASIC_DATE = re.compile(r"[0-9]{8}")
 def parse_range_bound(text: str) -> datetime:
     """Parse a prepare ``from``/``to`` into an aware UTC datetime.
 
-    Exactly three forms are accepted (wire reference §4.8), because ``datetime.fromisoformat``
+    Exactly three forms are accepted, because ``datetime.fromisoformat``
     alone would also take week dates, ordinal dates and basic times that clients never send
     and that would make a typo silently mean a different day:
 

@@ -1,4 +1,4 @@
-"""Tell QTScript from Java by the first token (spec §1).
+"""Tell QTScript from Java by the first token.
 
 The rule is the service's: skip a byte-order mark, whitespace and ``//`` / ``/* */`` comments;
 if the first token is then the keyword ``strategy``, the source is QTScript, otherwise Java. No

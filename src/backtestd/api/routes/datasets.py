@@ -1,4 +1,4 @@
-"""Dataset routes (wire-reference §3.25–3.33): datasets, upload sessions, finalize, imports.
+"""Dataset routes: datasets, upload sessions, finalize, imports.
 
 The signed PUT of an upload and the signed data URL live in ``files.py``: they carry no
 credentials, the link is the credential.

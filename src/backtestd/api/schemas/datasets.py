@@ -1,4 +1,4 @@
-"""Wire shapes of the dataset endpoints (wire-reference §3.25–3.34, §4.12)."""
+"""Wire shapes of the dataset endpoints."""
 
 from __future__ import annotations
 

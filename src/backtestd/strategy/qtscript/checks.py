@@ -1,6 +1,6 @@
 """Checks on ``param`` declarations: duplicates, reserved names, assignments in ``init``.
 
-Reserved names (spec §17.10) are refused with the reason, because a param with such a name would
+Reserved names are refused with the reason, because a param with such a name would
 either not compile (a Java keyword), be shadowed inside bodies (``price``, ``actual``...), or
 collide with an engine property key; failing at compile time names the line instead of leaving the
 author with a silent misbehaviour at run time.

@@ -1,6 +1,6 @@
 """The ``instruments`` section: the declarative list and the native ``{ ... }`` form.
 
-Mistakes in the list are compile errors with a position (spec §17.6) because nothing later would
+Mistakes in the list are compile errors with a position because nothing later would
 catch them: a malformed pair, a side that is not a currency code, a stray comma, a duplicate, a
 regular expression that does not compile. A regex is written ``~"..."`` and its text is taken raw:
 backslashes reach the regex engine unchanged (``~"^\\w+/USDT$"``), and ``\\"`` stands for a quote.

@@ -1,4 +1,4 @@
-"""Generate the one Java class a QTScript file stands for (spec §17.13).
+"""Generate the one Java class a QTScript file stands for.
 
 Layout of the class, top to bottom: one ``@StrategyProperty`` field per ``param``; the constructor
 holding ``init``; ``acceptInstrument``; ``setupIndicators`` (automatic value indicators, then each
@@ -42,8 +42,8 @@ INSTRUMENT = f"{ENGINE}.core.instrument.Instrument"
 WINDOW_TIME = f"{ENGINE}.indicators.helpers.WindowTimeRTIndicator.WindowTime"
 PATTERN = "java.util.regex.Pattern"
 
-# Every package a strategy may use (spec §2.2), imported so bodies and setup arguments need no
-# imports (§17.9): the engine packages that hold public API classes (the documented ones of §2.1 and
+# Every package a strategy may use, imported so bodies and setup arguments need no
+# imports: the engine packages that hold public API classes (the documented ones and
 # the indicator categories of the 1.1.1 changelog, as the engine in jvm/ lays them out) and the
 # allowed JDK packages. Only existing packages may be listed: javac rejects `import p.*;` for a
 # package it cannot find.

@@ -1,6 +1,6 @@
 """Names the generator invents: the Java class name, and the name a window watches.
 
-Class name (spec §17.3): every character that cannot appear in a Java identifier is removed and
+Class name: every character that cannot appear in a Java identifier is removed and
 case is kept (``"RSI reversion"`` -> ``RSIreversion``). Decisions for the cases the spec leaves
 open: only ASCII letters, digits and ``_`` are kept (``$`` and non-ASCII letters are dropped, so
 class files have portable names); a result that starts with a digit or is a Java keyword gets a

@@ -1,4 +1,4 @@
-"""The QTScript syntax tree: frozen dataclasses, one per construct of spec §17.2.
+"""The QTScript syntax tree: frozen dataclasses, one per construct of the QTScript grammar.
 
 Java bodies are not parsed; a :class:`Block` only records where its braces are, and the generator
 copies the text between them. Every node keeps the position the author wrote it at, because every

@@ -22,7 +22,7 @@ def canonical_text(source: str) -> str:
 
 
 def normalize_qtscript_for_id(source: str) -> str:
-    """Return the text the QTScript strategyId is derived from (spec §18).
+    """Return the text the QTScript strategyId is derived from.
 
     Exactly four things are removed: a leading BOM, the line-ending style (CRLF and CR become
     LF), whitespace at the end of each line, and blank lines before the first and after the last

@@ -26,7 +26,7 @@ import java.util.List;
 /**
  * Prints a parsed compilation unit as a canonical S-expression for the Java strategy id.
  *
- * <p>The id must follow meaning, not layout (strategy-api §18). A syntax tree has no comments or
+ * <p>The id must follow meaning, not layout. A syntax tree has no comments or
  * whitespace to begin with; on top of that, imports are sorted, and within each type body the
  * methods, constructors and nested types are sorted by their own canonical text (moving them does
  * not change behaviour), while fields and initializer blocks keep their relative order (it decides

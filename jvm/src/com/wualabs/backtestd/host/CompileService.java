@@ -182,7 +182,7 @@ final class CompileService {
 
     /**
      * The answer for a source that compiled but uses what the sandbox forbids. As on the platform
-     * (strategy-api §2.2) that registers: the violations travel as warnings, the class is never
+     * that registers: the violations travel as warnings, the class is never
      * loaded here (so no declared properties), and every run refuses it before loading, which
      * is what makes validation fail with the class and the rule.
      */

@@ -10,7 +10,7 @@ import javax.lang.model.util.ElementFilter;
 
 /**
  * What makes a class a runnable strategy: it extends one of the engine's strategy bases, is
- * concrete, and can be instantiated through a public no-argument constructor (§3.2 step 1).
+ * concrete, and can be instantiated through a public no-argument constructor.
  * Checking this at compile time turns a later, obscure run failure into a diagnostic.
  */
 final class StrategyShape {
