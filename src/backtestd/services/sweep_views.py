@@ -16,15 +16,13 @@ import numpy as np
 from backtestd.domain.jobs import JobStatus
 from backtestd.domain.sweeps import Objective, Sampler, SweepRow, SweepSpec, SweepStatus
 from backtestd.engine.equity_curve import (
-    EquityCurveMeta,
     OutMode,
     build_equity_curve,
     equity_curve_pointer,
-    transform,
 )
 from backtestd.services.job_views import job_state
 from backtestd.services.sweeps import SweepView
-from backtestd.sweeps.plan import lattices, retained_count
+from backtestd.sweeps.plan import lattices
 from backtestd.sweeps.ranking import plateau_scores, rank_order, value_key, value_positions
 from backtestd.sweeps.sensitivity import sensitivity
 from backtestd.sweeps.statistics import deflated_sharpe_ratios, probability_of_overfitting
@@ -87,15 +85,6 @@ def curve_url(view: SweepView, run_ix: int) -> str:
     )
 
 
-def selected_curves(view: SweepView) -> set[int]:
-    """Trials whose curve is served: the best ``retained_count`` by the submitted objective."""
-    keep = retained_count(view.spec, view.total_runs)
-    objective = view.spec.objective
-    candidates = [r for r in view.rows if not r.aborted and r.curve is not None]
-    order = rank_order([float(r.metrics[objective.row_field]) for r in candidates], objective)
-    return {candidates[i].run_ix for i in order[:keep]}
-
-
 def _coords(view: SweepView) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
     axes = lattices(view.spec)
     index = [value_positions(values) for _, values in axes]  # neighbours in value order
@@ -131,12 +120,11 @@ def result(
     }
     if not walk:
         _add_statistics(view, rows, body, finished=status is not SweepStatus.RUNNING)
-    selected = selected_curves(view) if not walk else set()
-    for wire, row in zip(rows, view.rows, strict=True):
-        if row.run_ix in selected and row.curve is not None:
-            wire["equityCurve"] = equity_curve_pointer(
-                curve_url(view, row.run_ix), _pointer_meta(row, spec)
-            )
+    if not walk:
+        for wire, row in zip(rows, view.rows, strict=True):
+            meta = view.curve_metas.get(row.run_ix)
+            if meta is not None:
+                wire["equityCurve"] = equity_curve_pointer(curve_url(view, row.run_ix), meta)
     if order == "natural":
         body["ranking"] = "raw"
         body["leaderboard"] = rows
@@ -288,20 +276,6 @@ def _curve(
     )
 
 
-def _pointer_meta(row: SweepRow, spec: SweepSpec) -> EquityCurveMeta:
-    """What the curve at the pointer's URL is when fetched with the submitted preferences."""
-    assert row.curve is not None
-    prefs = spec.curves
-    _, _, meta = transform(
-        np.asarray(row.curve["ts"], dtype=np.int64),
-        np.asarray(row.curve["eq"], dtype=np.float64),
-        resample_to=prefs.resample,
-        delta=prefs.differential,
-        out_mode=OutMode(prefs.out_mode),
-    )
-    return meta
-
-
 def trial_curve(
     view: SweepView,
     row: SweepRow | None,
@@ -310,6 +284,6 @@ def trial_curve(
     out_mode: str | None,
 ) -> Wire | None:
     """The served curve of one trial, or None when it was never selected (404 on the wire)."""
-    if row is None or row.curve is None or row.run_ix not in selected_curves(view):
+    if row is None or row.curve is None or row.run_ix not in view.served_curves:
         return None
     return _curve(row, view.spec, resample, differential, out_mode)

@@ -11,10 +11,13 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+import numpy as np
 
 from backtestd.domain.accounts import Principal
 from backtestd.domain.backtests import BaseConfig
@@ -29,6 +32,7 @@ from backtestd.domain.sweeps import (
     SweepSpec,
     WalkForward,
 )
+from backtestd.engine.equity_curve import EquityCurveMeta, OutMode, transform
 from backtestd.errors import InvalidInput, LimitExceeded, NotFound
 from backtestd.jobs.executors.base import JobExecutor
 from backtestd.services.backtests import RUNNABLE_TYPES, BacktestService
@@ -38,7 +42,8 @@ from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.sweeps import SweepRowRepository
 from backtestd.sweeps.axes import resolve_axes
-from backtestd.sweeps.plan import grid_size
+from backtestd.sweeps.plan import grid_size, retained_count
+from backtestd.sweeps.ranking import selected_curves
 
 MAX_SAFE_SEED = 2**53 - 1
 MIN_SHARD_VECTORS = 8
@@ -75,13 +80,35 @@ class SweepAccepted:
 
 @dataclass(frozen=True)
 class SweepView:
-    """A sweep and everything stored about it, for the read endpoints."""
+    """A sweep and everything stored about it, for the read endpoints.
+
+    ``rows`` carry no curve (see ``SweepRowRepository.rows``); ``curve_ixs`` says which rows
+    hold one and ``curve_metas`` is the pointer ``meta`` of each served one (read with
+    ``with_curve_metas``).
+    """
 
     job: JobRecord
     spec: SweepSpec
     shards: list[JobRecord]
     rows: list[SweepRow]
     total_runs: int
+    curve_ixs: frozenset[int] = frozenset()
+    curve_metas: dict[int, EquityCurveMeta] = field(default_factory=dict)
+
+    @property
+    def served_curves(self) -> set[int]:
+        """Trials whose curve is served: the best ``retained_count`` by the submitted
+        objective among the rows that still hold a curve."""
+        keep = retained_count(self.spec, self.total_runs)
+        return selected_curves(self.rows, self.curve_ixs, self.spec.objective, keep)
+
+
+_POINTER_METAS: OrderedDict[tuple[str, int, CurvePrefs], EquityCurveMeta] = OrderedDict()
+POINTER_METAS_CACHE_SIZE = 4096
+"""Pointer ``meta`` of served curves kept in memory, keyed by sweep, ``runIx`` and the curve
+preferences. A stored curve never changes (a row is written once; its curve can only be dropped,
+and a dropped curve is no longer served), so its meta is computed once per process instead of
+decoding and transforming thousands of points on every read of the sweep."""
 
 
 class SweepService:
@@ -300,7 +327,10 @@ class SweepService:
         request_id: str,
         sweep_id: str,
         with_returns: bool = False,
+        with_curve_metas: bool = False,
     ) -> SweepView:
+        """A sweep's stored state; ``with_returns`` adds the rows' daily returns (DSR, PBO) and
+        ``with_curve_metas`` the pointer meta of each served curve (the result's rows)."""
         with self._database.unit_of_work() as uow:
             repo = JobRepository(uow.session)
             job = repo.get(sweep_id)
@@ -316,9 +346,40 @@ class SweepService:
                     f"no sweep {sweep_id!r} of request {request_id!r} on /{exchange_id}/{data_type}"
                 )
             shards = repo.shards_of(sweep_id)
-            rows = SweepRowRepository(uow.session).rows(sweep_id, with_returns=with_returns)
-        spec = SweepSpec.from_json(job.spec)
-        return SweepView(job, spec, shards, rows, job.size)
+            sweep_rows = SweepRowRepository(uow.session)
+            rows = sweep_rows.rows(sweep_id, with_returns=with_returns)
+            curve_ixs = frozenset(sweep_rows.curve_ixs(sweep_id))
+            view = SweepView(job, SweepSpec.from_json(job.spec), shards, rows, job.size, curve_ixs)
+            if with_curve_metas:
+                view.curve_metas.update(self._pointer_metas(sweep_rows, view))
+        return view
+
+    def _pointer_metas(
+        self, sweep_rows: SweepRowRepository, view: SweepView
+    ) -> dict[int, EquityCurveMeta]:
+        """The meta of every served curve: cached ones as they are, the rest decoded once."""
+        prefs = view.spec.curves
+        sweep_id = view.job.job_id
+        metas: dict[int, EquityCurveMeta] = {}
+        missing = []
+        for run_ix in sorted(view.served_curves):
+            meta = _POINTER_METAS.get((sweep_id, run_ix, prefs))
+            if meta is None:
+                missing.append(run_ix)
+            else:
+                metas[run_ix] = meta
+        for run_ix, curve in sweep_rows.curves(sweep_id, missing).items():
+            _, _, meta = transform(
+                np.asarray(curve["ts"], dtype=np.int64),
+                np.asarray(curve["eq"], dtype=np.float64),
+                resample_to=prefs.resample,
+                delta=prefs.differential,
+                out_mode=OutMode(prefs.out_mode),
+            )
+            metas[run_ix] = _POINTER_METAS[(sweep_id, run_ix, prefs)] = meta
+            while len(_POINTER_METAS) > POINTER_METAS_CACHE_SIZE:
+                _POINTER_METAS.popitem(last=False)
+        return metas
 
     def curve_row(self, view: SweepView, run_ix: int) -> SweepRow | None:
         with self._database.unit_of_work() as uow:

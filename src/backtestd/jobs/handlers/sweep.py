@@ -192,10 +192,11 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
     with ctx.database.unit_of_work() as uow:
         repo = SweepRowRepository(uow.session)
         done = repo.stored_ixs(shard.sweep_id, start, stop)
+        with_curve = repo.curve_ixs(shard.sweep_id) if done else set()
         kept = [
             (float(r.metrics[shard.spec.objective.row_field]), r.run_ix)
-            for r in repo.rows(shard.sweep_id)
-            if start <= r.run_ix < stop and r.curve is not None
+            for r in (repo.rows(shard.sweep_id) if with_curve else [])
+            if start <= r.run_ix < stop and r.run_ix in with_curve
         ]
     kept.sort(key=lambda pair: _rank_key(shard.spec.objective, *pair))
     progress.size(stop - start)

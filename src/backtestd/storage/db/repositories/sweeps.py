@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import Integer, func, select, update
+from sqlalchemy import ColumnElement, Integer, Text, and_, cast, func, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
@@ -13,6 +13,12 @@ from backtestd.domain.sweeps import SweepRow
 from backtestd.storage.db.insert import insert_new
 from backtestd.storage.db.tables import sweep_rows
 from backtestd.storage.db.tables.base import UtcDateTime
+
+
+def _has_curve() -> ColumnElement[bool]:
+    """Whether a row holds a curve, in SQL. The JSON column stores Python ``None`` as JSON
+    ``null`` (not SQL NULL), so ``IS NOT NULL`` alone would count every row."""
+    return and_(sweep_rows.c.curve.is_not(None), cast(sweep_rows.c.curve, Text) != "null")
 
 
 def _row(row: RowMapping, with_returns: bool) -> SweepRow:
@@ -25,7 +31,7 @@ def _row(row: RowMapping, with_returns: bool) -> SweepRow:
         runtime_ms=row["runtime_ms"],
         daily_returns=tuple(row["daily_returns"]) if with_returns else (),
         error=row["error"],
-        curve=row["curve"],
+        curve=row.get("curve"),
         fold=row["fold"],
     )
 
@@ -55,11 +61,34 @@ class SweepRowRepository:
         )
 
     def rows(self, sweep_id: str, with_returns: bool = False) -> list[SweepRow]:
-        columns = [c for c in sweep_rows.c if with_returns or c.name != "daily_returns"]
+        """Every row of a sweep by ``runIx``, without its curve (``curve`` is None: a curve is
+        thousands of points, and decoding the retained ones made up most of a read's CPU; see
+        :meth:`curve_ixs` and :meth:`curves`)."""
+        skipped = {"curve"} if with_returns else {"curve", "daily_returns"}
+        columns = [c for c in sweep_rows.c if c.name not in skipped]
         result = self._session.execute(
             select(*columns).where(sweep_rows.c.sweep_id == sweep_id).order_by(sweep_rows.c.run_ix)
         ).mappings()
         return [_row(r, with_returns) for r in result]
+
+    def curve_ixs(self, sweep_id: str) -> set[int]:
+        """The ``runIx`` of every row that holds a curve, without reading the curves."""
+        result = self._session.execute(
+            select(sweep_rows.c.run_ix).where(sweep_rows.c.sweep_id == sweep_id, _has_curve())
+        )
+        return {int(ix) for ix in result.scalars()}
+
+    def curves(self, sweep_id: str, run_ixs: Iterable[int]) -> dict[int, dict[str, list[float]]]:
+        """The stored curves of these rows (rows without one are left out)."""
+        ixs = list(run_ixs)
+        if not ixs:
+            return {}
+        result = self._session.execute(
+            select(sweep_rows.c.run_ix, sweep_rows.c.curve).where(
+                sweep_rows.c.sweep_id == sweep_id, sweep_rows.c.run_ix.in_(ixs)
+            )
+        )
+        return {int(ix): curve for ix, curve in result if curve is not None}
 
     def get(self, sweep_id: str, run_ix: int) -> SweepRow | None:
         row = (
