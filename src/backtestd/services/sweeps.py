@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from backtestd.storage.db.repositories.sweeps import SweepRowRepository
 from backtestd.sweeps.axes import resolve_axes
 from backtestd.sweeps.plan import grid_size, retained_count
 from backtestd.sweeps.ranking import selected_curves
+from backtestd.sweeps.statistics import SweepStatistics
 
 MAX_SAFE_SEED = 2**53 - 1
 MIN_SHARD_VECTORS = 8
@@ -84,7 +86,7 @@ class SweepView:
 
     ``rows`` carry no curve (see ``SweepRowRepository.rows``); ``curve_ixs`` says which rows
     hold one and ``curve_metas`` is the pointer ``meta`` of each served one (read with
-    ``with_curve_metas``).
+    ``with_curve_metas``). ``memo`` is what the process keeps of the sweep between reads.
     """
 
     job: JobRecord
@@ -94,6 +96,13 @@ class SweepView:
     total_runs: int
     curve_ixs: frozenset[int] = frozenset()
     curve_metas: dict[int, EquityCurveMeta] = field(default_factory=dict)
+    memo: SweepMemo = field(default_factory=lambda: SweepMemo())
+
+    @property
+    def settled(self) -> bool:
+        """The sweep and every shard ended: its rows are final (bar a cancelled trial that was
+        in flight, which the row count in every memo key covers)."""
+        return self.job.status.terminal and all(s.status.terminal for s in self.shards)
 
     @property
     def served_curves(self) -> set[int]:
@@ -103,12 +112,32 @@ class SweepView:
         return selected_curves(self.rows, self.curve_ixs, self.spec.objective, keep)
 
 
-_POINTER_METAS: OrderedDict[tuple[str, int, CurvePrefs], EquityCurveMeta] = OrderedDict()
-POINTER_METAS_CACHE_SIZE = 4096
-"""Pointer ``meta`` of served curves kept in memory, keyed by sweep, ``runIx`` and the curve
-preferences. A stored curve never changes (a row is written once; its curve can only be dropped,
-and a dropped curve is no longer served), so its meta is computed once per process instead of
-decoding and transforming thousands of points on every read of the sweep."""
+Wire = dict[str, Any]
+ResultKey = tuple[int, str, str, str, int]
+"""A finished result's query: row count, objective, order, ranking and leaderboard limit."""
+
+
+@dataclass
+class SweepMemo:
+    """What this process keeps of one sweep between reads of it.
+
+    A stored row never changes (it is written once, keyed by ``runIx``; only its curve can be
+    dropped, and reads do not load curves), and a stored curve never changes either. So a read
+    decodes only the rows stored since the previous read, a served curve's pointer ``meta`` is
+    computed once, and what is derived from all the rows is kept per row count: DSR while the
+    sweep runs, DSR and PBO and the whole result body once it is finished (its rows are then
+    final, but a trial in flight when a sweep was cancelled may still land, hence the count).
+    """
+
+    rows: dict[int, SweepRow] = field(default_factory=dict)
+    curve_metas: dict[int, EquityCurveMeta] = field(default_factory=dict)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    statistics: dict[tuple[int, bool], SweepStatistics | None] = field(default_factory=dict)
+    results: dict[ResultKey, Wire] = field(default_factory=dict)
+
+
+MEMO_SWEEPS = 32
+"""Sweeps whose memo a process keeps (least recently read dropped first)."""
 
 
 class SweepService:
@@ -123,6 +152,8 @@ class SweepService:
         self._database = database
         self._backtests = backtests
         self._clock = clock
+        self._memos: OrderedDict[str, SweepMemo] = OrderedDict()
+        self._memo_lock = threading.Lock()
 
     # -- submit -------------------------------------------------------------------------
 
@@ -326,11 +357,10 @@ class SweepService:
         data_type: str,
         request_id: str,
         sweep_id: str,
-        with_returns: bool = False,
         with_curve_metas: bool = False,
     ) -> SweepView:
-        """A sweep's stored state; ``with_returns`` adds the rows' daily returns (DSR, PBO) and
-        ``with_curve_metas`` the pointer meta of each served curve (the result's rows)."""
+        """A sweep's stored state (rows with their daily returns, for DSR and PBO);
+        ``with_curve_metas`` adds the pointer meta of each served curve (the result's rows)."""
         with self._database.unit_of_work() as uow:
             repo = JobRepository(uow.session)
             job = repo.get(sweep_id)
@@ -346,13 +376,46 @@ class SweepService:
                     f"no sweep {sweep_id!r} of request {request_id!r} on /{exchange_id}/{data_type}"
                 )
             shards = repo.shards_of(sweep_id)
+            spec = SweepSpec.from_json(job.spec)
             sweep_rows = SweepRowRepository(uow.session)
-            rows = sweep_rows.rows(sweep_id, with_returns=with_returns)
-            curve_ixs = frozenset(sweep_rows.curve_ixs(sweep_id))
-            view = SweepView(job, SweepSpec.from_json(job.spec), shards, rows, job.size, curve_ixs)
-            if with_curve_metas:
-                view.curve_metas.update(self._pointer_metas(sweep_rows, view))
+            memo = self._memo(sweep_id)
+            with memo.lock:
+                rows = self._rows(sweep_rows, memo, sweep_id, spec.walk_forward is not None)
+                curve_ixs = frozenset(sweep_rows.curve_ixs(sweep_id))
+                view = SweepView(job, spec, shards, rows, job.size, curve_ixs, memo=memo)
+                if with_curve_metas:
+                    view.curve_metas.update(self._pointer_metas(sweep_rows, view))
         return view
+
+    def _memo(self, sweep_id: str) -> SweepMemo:
+        with self._memo_lock:
+            memo = self._memos.get(sweep_id)
+            if memo is None:
+                memo = self._memos[sweep_id] = SweepMemo()
+            self._memos.move_to_end(sweep_id)
+            while len(self._memos) > MEMO_SWEEPS:
+                self._memos.popitem(last=False)
+            return memo
+
+    def _rows(
+        self, sweep_rows: SweepRowRepository, memo: SweepMemo, sweep_id: str, folds: bool
+    ) -> list[SweepRow]:
+        """Every stored row by ``runIx``: those read before from the memo, the new ones from
+        the database (one small index read says which ``runIx`` are stored)."""
+        stored = sweep_rows.run_ixs(sweep_id)
+        known = memo.rows
+        if not known.keys() <= stored:  # rows never disappear; if they did, forget the memo
+            known.clear()
+        missing = stored - known.keys()
+        if missing:
+            fresh = sweep_rows.rows(
+                sweep_id,
+                with_returns=True,
+                with_folds=folds,
+                run_ixs=missing if len(missing) < len(stored) else None,
+            )
+            known.update((row.run_ix, row) for row in fresh)
+        return [known[ix] for ix in sorted(stored)]
 
     def _pointer_metas(
         self, sweep_rows: SweepRowRepository, view: SweepView
@@ -363,7 +426,7 @@ class SweepService:
         metas: dict[int, EquityCurveMeta] = {}
         missing = []
         for run_ix in sorted(view.served_curves):
-            meta = _POINTER_METAS.get((sweep_id, run_ix, prefs))
+            meta = view.memo.curve_metas.get(run_ix)
             if meta is None:
                 missing.append(run_ix)
             else:
@@ -376,9 +439,7 @@ class SweepService:
                 delta=prefs.differential,
                 out_mode=OutMode(prefs.out_mode),
             )
-            metas[run_ix] = _POINTER_METAS[(sweep_id, run_ix, prefs)] = meta
-            while len(_POINTER_METAS) > POINTER_METAS_CACHE_SIZE:
-                _POINTER_METAS.popitem(last=False)
+            metas[run_ix] = view.memo.curve_metas[run_ix] = meta
         return metas
 
     def curve_row(self, view: SweepView, run_ix: int) -> SweepRow | None:

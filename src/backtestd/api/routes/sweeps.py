@@ -109,7 +109,7 @@ def sweep_result(
     ranking: Annotated[Literal["plateau", "raw"], Query()] = "plateau",
 ) -> ExecuteSweepResult:
     view = services.sweeps.view(
-        principal, exchangeId, type, requestId, sweepId, with_returns=True, with_curve_metas=True
+        principal, exchangeId, type, requestId, sweepId, with_curve_metas=True
     )
     body = sweep_views.result(
         view,
