@@ -159,7 +159,9 @@ class _Shard:
         curve = None
         if portfolio.trades.count and keep_curve(value, run_ix):
             ts, eq = equity_points(portfolio)
-            curve = {"ts": [float(t) for t in ts.tolist()], "eq": eq.tolist()}
+            # Timestamps as integers: JSON-encoding an int is cheaper than a float, and readers
+            # take either (np.asarray(..., dtype=np.int64)).
+            curve = {"ts": ts.tolist(), "eq": eq.tolist()}
         row = SweepRow(
             sweep_id=self.sweep_id,
             run_ix=run_ix,
