@@ -1,9 +1,9 @@
 """The read views of a sweep, computed from its stored rows: result, progress, sensitivity, curve.
 
 Everything here is derived from the rows stored when the sweep is read, so a running sweep's
-views cover the rows finished so far. What is costly and depends only on the rows (DSR, PBO, a
-settled sweep's whole result) is kept in the sweep's memo (``SweepMemo``) per row count, so it
-is computed once per row batch, not once per poll, and never goes stale.
+views cover the rows finished so far. What is costly and depends only on the rows (DSR, PBO, the
+result body but its status, progress and state) is kept in the sweep's memo (``SweepMemo``) per
+row count, so it is computed once per row batch, not once per poll, and never goes stale.
 """
 
 from __future__ import annotations
@@ -103,19 +103,28 @@ def _coords(view: SweepView) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
 def result(
     view: SweepView, objective: Objective, order: str, ranking: str, limit: int, now: datetime
 ) -> Wire:
-    """The ``ExecuteSweepResult`` body. A settled sweep's body depends on nothing but its rows
-    and the query, so it is built once per row count and query and then served as it is."""
-    if not view.settled:
-        return _result(view, objective, order, ranking, limit, now)
-    key = (len(view.rows), objective.value, order, ranking, limit)
+    """The ``ExecuteSweepResult`` body.
+
+    All but ``status``, ``progress`` and ``state`` depends only on the rows, the sweep's status,
+    the served curves and the query: it is built once per row count (and the rest of the key) and
+    reused by every poll until the next row batch lands; those three are read fresh each time.
+    """
+    status = sweep_status(view)
+    count = len(view.rows)
+    key = (count, status.value, frozenset(view.curve_metas), objective.value, order, ranking, limit)
     with view.memo.lock:
         body = view.memo.results.get(key)
         if body is None:
             body = _result(view, objective, order, ranking, limit, now)
-            if any(k[0] != key[0] for k in view.memo.results):
-                view.memo.results.clear()
+            if any(k[0] != count for k in view.memo.results):
+                view.memo.results.clear()  # rows were added: earlier bodies are stale
             view.memo.results[key] = body
-        return body
+    return {
+        **body,
+        "status": status.value,
+        "progress": progress(view, now),
+        "state": job_state(view.job, count),
+    }
 
 
 def _result(

@@ -99,12 +99,6 @@ class SweepView:
     memo: SweepMemo = field(default_factory=lambda: SweepMemo())
 
     @property
-    def settled(self) -> bool:
-        """The sweep and every shard ended: its rows are final (bar a cancelled trial that was
-        in flight, which the row count in every memo key covers)."""
-        return self.job.status.terminal and all(s.status.terminal for s in self.shards)
-
-    @property
     def served_curves(self) -> set[int]:
         """Trials whose curve is served: the best ``retained_count`` by the submitted
         objective among the rows that still hold a curve."""
@@ -113,8 +107,9 @@ class SweepView:
 
 
 Wire = dict[str, Any]
-ResultKey = tuple[int, str, str, str, int]
-"""A finished result's query: row count, objective, order, ranking and leaderboard limit."""
+ResultKey = tuple[int, str, frozenset[int], str, str, str, int]
+"""What a result body is built from: row count, sweep status, the rows whose curve is served,
+objective, order, ranking and leaderboard limit."""
 
 
 @dataclass
@@ -125,8 +120,8 @@ class SweepMemo:
     dropped, and reads do not load curves), and a stored curve never changes either. So a read
     decodes only the rows stored since the previous read, a served curve's pointer ``meta`` is
     computed once, and what is derived from all the rows is kept per row count: DSR while the
-    sweep runs, DSR and PBO and the whole result body once it is finished (its rows are then
-    final, but a trial in flight when a sweep was cancelled may still land, hence the count).
+    sweep runs, DSR and PBO once it is finished (a trial in flight when a sweep was cancelled may
+    still land, hence the count), and the result body but its status, progress and state.
     """
 
     rows: dict[int, SweepRow] = field(default_factory=dict)
