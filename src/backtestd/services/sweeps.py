@@ -11,10 +11,14 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+import numpy as np
 
 from backtestd.domain.accounts import Principal
 from backtestd.domain.backtests import BaseConfig
@@ -29,6 +33,7 @@ from backtestd.domain.sweeps import (
     SweepSpec,
     WalkForward,
 )
+from backtestd.engine.equity_curve import EquityCurveMeta, OutMode, transform
 from backtestd.errors import InvalidInput, LimitExceeded, NotFound
 from backtestd.jobs.executors.base import JobExecutor
 from backtestd.services.backtests import RUNNABLE_TYPES, BacktestService
@@ -38,7 +43,9 @@ from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.sweeps import SweepRowRepository
 from backtestd.sweeps.axes import resolve_axes
-from backtestd.sweeps.plan import grid_size
+from backtestd.sweeps.plan import grid_size, retained_count
+from backtestd.sweeps.ranking import selected_curves
+from backtestd.sweeps.statistics import SweepStatistics
 
 MAX_SAFE_SEED = 2**53 - 1
 MIN_SHARD_VECTORS = 8
@@ -75,13 +82,57 @@ class SweepAccepted:
 
 @dataclass(frozen=True)
 class SweepView:
-    """A sweep and everything stored about it, for the read endpoints."""
+    """A sweep and everything stored about it, for the read endpoints.
+
+    ``rows`` carry no curve (see ``SweepRowRepository.rows``); ``curve_ixs`` says which rows
+    hold one and ``curve_metas`` is the pointer ``meta`` of each served one (read with
+    ``with_curve_metas``). ``memo`` is what the process keeps of the sweep between reads.
+    """
 
     job: JobRecord
     spec: SweepSpec
     shards: list[JobRecord]
     rows: list[SweepRow]
     total_runs: int
+    curve_ixs: frozenset[int] = frozenset()
+    curve_metas: dict[int, EquityCurveMeta] = field(default_factory=dict)
+    memo: SweepMemo = field(default_factory=lambda: SweepMemo())
+
+    @property
+    def served_curves(self) -> set[int]:
+        """Trials whose curve is served: the best ``retained_count`` by the submitted
+        objective among the rows that still hold a curve."""
+        keep = retained_count(self.spec, self.total_runs)
+        return selected_curves(self.rows, self.curve_ixs, self.spec.objective, keep)
+
+
+Wire = dict[str, Any]
+ResultKey = tuple[int, str, frozenset[int], str, str, str, int]
+"""What a result body is built from: row count, sweep status, the rows whose curve is served,
+objective, order, ranking and leaderboard limit."""
+
+
+@dataclass
+class SweepMemo:
+    """What this process keeps of one sweep between reads of it.
+
+    A stored row never changes (it is written once, keyed by ``runIx``; only its curve can be
+    dropped, and reads do not load curves), and a stored curve never changes either. So a read
+    decodes only the rows stored since the previous read, a served curve's pointer ``meta`` is
+    computed once, and what is derived from all the rows is kept per row count: DSR while the
+    sweep runs, DSR and PBO once it is finished (a trial in flight when a sweep was cancelled may
+    still land, hence the count), and the result body but its status, progress and state.
+    """
+
+    rows: dict[int, SweepRow] = field(default_factory=dict)
+    curve_metas: dict[int, EquityCurveMeta] = field(default_factory=dict)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    statistics: dict[tuple[int, bool], SweepStatistics | None] = field(default_factory=dict)
+    results: dict[ResultKey, Wire] = field(default_factory=dict)
+
+
+MEMO_SWEEPS = 32
+"""Sweeps whose memo a process keeps (least recently read dropped first)."""
 
 
 class SweepService:
@@ -96,6 +147,8 @@ class SweepService:
         self._database = database
         self._backtests = backtests
         self._clock = clock
+        self._memos: OrderedDict[str, SweepMemo] = OrderedDict()
+        self._memo_lock = threading.Lock()
 
     # -- submit -------------------------------------------------------------------------
 
@@ -299,8 +352,10 @@ class SweepService:
         data_type: str,
         request_id: str,
         sweep_id: str,
-        with_returns: bool = False,
+        with_curve_metas: bool = False,
     ) -> SweepView:
+        """A sweep's stored state (rows with their daily returns, for DSR and PBO);
+        ``with_curve_metas`` adds the pointer meta of each served curve (the result's rows)."""
         with self._database.unit_of_work() as uow:
             repo = JobRepository(uow.session)
             job = repo.get(sweep_id)
@@ -316,9 +371,71 @@ class SweepService:
                     f"no sweep {sweep_id!r} of request {request_id!r} on /{exchange_id}/{data_type}"
                 )
             shards = repo.shards_of(sweep_id)
-            rows = SweepRowRepository(uow.session).rows(sweep_id, with_returns=with_returns)
-        spec = SweepSpec.from_json(job.spec)
-        return SweepView(job, spec, shards, rows, job.size)
+            spec = SweepSpec.from_json(job.spec)
+            sweep_rows = SweepRowRepository(uow.session)
+            memo = self._memo(sweep_id)
+            with memo.lock:
+                rows = self._rows(sweep_rows, memo, sweep_id, spec.walk_forward is not None)
+                curve_ixs = frozenset(sweep_rows.curve_ixs(sweep_id))
+                view = SweepView(job, spec, shards, rows, job.size, curve_ixs, memo=memo)
+                if with_curve_metas:
+                    view.curve_metas.update(self._pointer_metas(sweep_rows, view))
+        return view
+
+    def _memo(self, sweep_id: str) -> SweepMemo:
+        with self._memo_lock:
+            memo = self._memos.get(sweep_id)
+            if memo is None:
+                memo = self._memos[sweep_id] = SweepMemo()
+            self._memos.move_to_end(sweep_id)
+            while len(self._memos) > MEMO_SWEEPS:
+                self._memos.popitem(last=False)
+            return memo
+
+    def _rows(
+        self, sweep_rows: SweepRowRepository, memo: SweepMemo, sweep_id: str, folds: bool
+    ) -> list[SweepRow]:
+        """Every stored row by ``runIx``: those read before from the memo, the new ones from
+        the database (one small index read says which ``runIx`` are stored)."""
+        stored = sweep_rows.run_ixs(sweep_id)
+        known = memo.rows
+        if not known.keys() <= stored:  # rows never disappear; if they did, forget the memo
+            known.clear()
+        missing = stored - known.keys()
+        if missing:
+            fresh = sweep_rows.rows(
+                sweep_id,
+                with_returns=True,
+                with_folds=folds,
+                run_ixs=missing if len(missing) < len(stored) else None,
+            )
+            known.update((row.run_ix, row) for row in fresh)
+        return [known[ix] for ix in sorted(stored)]
+
+    def _pointer_metas(
+        self, sweep_rows: SweepRowRepository, view: SweepView
+    ) -> dict[int, EquityCurveMeta]:
+        """The meta of every served curve: cached ones as they are, the rest decoded once."""
+        prefs = view.spec.curves
+        sweep_id = view.job.job_id
+        metas: dict[int, EquityCurveMeta] = {}
+        missing = []
+        for run_ix in sorted(view.served_curves):
+            meta = view.memo.curve_metas.get(run_ix)
+            if meta is None:
+                missing.append(run_ix)
+            else:
+                metas[run_ix] = meta
+        for run_ix, curve in sweep_rows.curves(sweep_id, missing).items():
+            _, _, meta = transform(
+                np.asarray(curve["ts"], dtype=np.int64),
+                np.asarray(curve["eq"], dtype=np.float64),
+                resample_to=prefs.resample,
+                delta=prefs.differential,
+                out_mode=OutMode(prefs.out_mode),
+            )
+            metas[run_ix] = view.memo.curve_metas[run_ix] = meta
+        return metas
 
     def curve_row(self, view: SweepView, run_ix: int) -> SweepRow | None:
         with self._database.unit_of_work() as uow:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from typing import Any
 
-from backtestd.domain.sweeps import Objective
+from backtestd.domain.sweeps import Objective, SweepRow
 
 
 def rank_order(values: Sequence[float | None], objective: Objective) -> list[int]:
@@ -83,3 +83,13 @@ def value_positions(values: Sequence[Any]) -> dict[tuple[bool, Any], int]:
     """
     keys = sorted({value_key(v) for v in values})
     return {k: i for i, k in enumerate(keys)}
+
+
+def selected_curves(
+    rows: Sequence[SweepRow], curve_ixs: Set[int], objective: Objective, keep: int
+) -> set[int]:
+    """Trials whose curve is served: the best ``keep`` by ``objective`` among the finished rows
+    that still hold a curve (``curve_ixs``)."""
+    candidates = [r for r in rows if not r.aborted and r.run_ix in curve_ixs]
+    order = rank_order([float(r.metrics[objective.row_field]) for r in candidates], objective)
+    return {candidates[i].run_ix for i in order[:keep]}

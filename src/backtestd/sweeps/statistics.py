@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from itertools import combinations
 from statistics import NormalDist
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -152,3 +153,12 @@ def probability_of_overfitting(matrix: F64) -> tuple[float, int] | None:
         omega = rank / (trials + 1)
         overfit += int(np.count_nonzero(np.log(omega / (1.0 - omega)) <= 0))
     return overfit / combos.shape[0], splits
+
+
+class SweepStatistics(NamedTuple):
+    """DSR of the live rows (``live``: their positions among the sweep's rows, by ``runIx``)
+    and, once the sweep is finished, PBO and its number of splits."""
+
+    live: list[int]
+    dsr: list[float | None]
+    pbo: tuple[float, int] | None

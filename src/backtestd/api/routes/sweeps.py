@@ -109,7 +109,9 @@ def sweep_result(
     order: Annotated[Literal["ranked", "natural"], Query()] = "ranked",
     ranking: Annotated[Literal["plateau", "raw"], Query()] = "plateau",
 ) -> ExecuteSweepResult:
-    view = services.sweeps.view(principal, exchangeId, type, requestId, sweepId, True)
+    view = services.sweeps.view(
+        principal, exchangeId, type, requestId, sweepId, with_curve_metas=True
+    )
     body = sweep_views.result(
         view,
         Objective(objective) if objective else view.spec.objective,

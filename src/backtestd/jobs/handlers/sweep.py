@@ -160,7 +160,9 @@ class _Shard:
         curve = None
         if portfolio.trades.count and keep_curve(value, run_ix):
             ts, eq = equity_points(portfolio)
-            curve = {"ts": [float(t) for t in ts.tolist()], "eq": eq.tolist()}
+            # Timestamps as integers: JSON-encoding an int is cheaper than a float, and readers
+            # take either (np.asarray(..., dtype=np.int64)).
+            curve = {"ts": ts.tolist(), "eq": eq.tolist()}
         row = SweepRow(
             sweep_id=self.sweep_id,
             run_ix=run_ix,
@@ -193,10 +195,11 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
     with ctx.database.unit_of_work() as uow:
         repo = SweepRowRepository(uow.session)
         done = repo.stored_ixs(shard.sweep_id, start, stop)
+        with_curve = repo.curve_ixs(shard.sweep_id) if done else set()
         kept = [
             (float(r.metrics[shard.spec.objective.row_field]), r.run_ix)
-            for r in repo.rows(shard.sweep_id)
-            if start <= r.run_ix < stop and r.curve is not None
+            for r in (repo.rows(shard.sweep_id) if with_curve else [])
+            if start <= r.run_ix < stop and r.run_ix in with_curve
         ]
     kept.sort(key=lambda pair: _rank_key(shard.spec.objective, *pair))
     progress.size(stop - start)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import Integer, func, select, update
+from sqlalchemy import Integer, func, null, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
@@ -25,8 +25,8 @@ def _row(row: RowMapping, with_returns: bool) -> SweepRow:
         runtime_ms=row["runtime_ms"],
         daily_returns=tuple(row["daily_returns"]) if with_returns else (),
         error=row["error"],
-        curve=row["curve"],
-        fold=row["fold"],
+        curve=row.get("curve"),
+        fold=row.get("fold"),
     )
 
 
@@ -48,18 +48,63 @@ class SweepRowRepository:
                 "error": row.error,
                 "runtime_ms": row.runtime_ms,
                 "daily_returns": list(row.daily_returns),
-                "curve": row.curve,
+                # SQL NULL, not JSON null: "holds a curve" is then answered from the row
+                # header (curve_ixs) instead of by reading every stored curve (migration 0007).
+                "curve": row.curve if row.curve is not None else null(),
                 "fold": row.fold,
                 "created_at": now,
             },
         )
 
-    def rows(self, sweep_id: str, with_returns: bool = False) -> list[SweepRow]:
-        columns = [c for c in sweep_rows.c if with_returns or c.name != "daily_returns"]
-        result = self._session.execute(
-            select(*columns).where(sweep_rows.c.sweep_id == sweep_id).order_by(sweep_rows.c.run_ix)
-        ).mappings()
+    def rows(
+        self,
+        sweep_id: str,
+        with_returns: bool = False,
+        with_folds: bool = True,
+        run_ixs: Iterable[int] | None = None,
+    ) -> list[SweepRow]:
+        """Every row of a sweep by ``runIx``, without its curve (``curve`` is None: a curve is
+        thousands of points, and decoding the retained ones made up most of a read's CPU; see
+        :meth:`curve_ixs` and :meth:`curves`). ``with_folds=False`` leaves ``fold`` out too:
+        SQLite stores it after the curve, and reaching it walks every page of a stored curve.
+        ``run_ixs`` reads only those rows."""
+        wanted = {"sweep_id", "run_ix", "params", "metrics", "aborted", "error", "runtime_ms"}
+        wanted |= {"daily_returns"} if with_returns else set()
+        wanted |= {"fold"} if with_folds else set()
+        columns = [c for c in sweep_rows.c if c.name in wanted]
+        query = select(*columns).where(sweep_rows.c.sweep_id == sweep_id)
+        if run_ixs is not None:
+            query = query.where(sweep_rows.c.run_ix.in_(list(run_ixs)))
+        result = self._session.execute(query.order_by(sweep_rows.c.run_ix)).mappings()
         return [_row(r, with_returns) for r in result]
+
+    def run_ixs(self, sweep_id: str) -> set[int]:
+        """The ``runIx`` of every stored row (the primary key's index alone)."""
+        result = self._session.execute(
+            select(sweep_rows.c.run_ix).where(sweep_rows.c.sweep_id == sweep_id)
+        )
+        return {int(ix) for ix in result.scalars()}
+
+    def curve_ixs(self, sweep_id: str) -> set[int]:
+        """The ``runIx`` of every row that holds a curve, without reading the curves."""
+        result = self._session.execute(
+            select(sweep_rows.c.run_ix).where(
+                sweep_rows.c.sweep_id == sweep_id, sweep_rows.c.curve.is_not(None)
+            )
+        )
+        return {int(ix) for ix in result.scalars()}
+
+    def curves(self, sweep_id: str, run_ixs: Iterable[int]) -> dict[int, dict[str, list[float]]]:
+        """The stored curves of these rows (rows without one are left out)."""
+        ixs = list(run_ixs)
+        if not ixs:
+            return {}
+        result = self._session.execute(
+            select(sweep_rows.c.run_ix, sweep_rows.c.curve).where(
+                sweep_rows.c.sweep_id == sweep_id, sweep_rows.c.run_ix.in_(ixs)
+            )
+        )
+        return {int(ix): curve for ix, curve in result if curve is not None}
 
     def get(self, sweep_id: str, run_ix: int) -> SweepRow | None:
         row = (
@@ -100,5 +145,5 @@ class SweepRowRepository:
             self._session.execute(
                 update(sweep_rows)
                 .where(sweep_rows.c.sweep_id == sweep_id, sweep_rows.c.run_ix.in_(ixs))
-                .values(curve=None)
+                .values(curve=null())
             )

@@ -1,0 +1,88 @@
+"""Sweep rows as the read path needs them: which rows hold a curve, without reading curves.
+
+A row without a curve stores SQL NULL, so ``curve IS NOT NULL`` answers from the row header;
+migration 0007 turns the JSON ``null`` of rows written before it into SQL NULL.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import text
+
+from backtestd.domain.sweeps import SweepRow
+from backtestd.storage.db.engine import Database
+from backtestd.storage.db.migrate import MIGRATIONS_DIR, migrate
+from backtestd.storage.db.repositories.sweeps import SweepRowRepository
+
+NOW = datetime(2026, 11, 25, tzinfo=UTC)
+
+
+def _row(run_ix: int, curve: bool) -> SweepRow:
+    return SweepRow(
+        sweep_id="s",
+        run_ix=run_ix,
+        params={"fast": run_ix},
+        metrics={"sharpe": float(run_ix), "trades": 3},
+        aborted=False,
+        runtime_ms=1,
+        daily_returns=(0.01, -0.02),
+        curve={"ts": [0, 60_000], "eq": [100.0, 101.0]} if curve else None,
+        fold={"foldIx": run_ix} if run_ix == 0 else None,
+    )
+
+
+def test_curve_ixs_rows_and_curves(tmp_path: Path) -> None:
+    database = Database(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    try:
+        migrate(database)
+        with database.unit_of_work() as uow:
+            repo = SweepRowRepository(uow.session)
+            for ix in range(4):
+                repo.add(_row(ix, curve=ix in (1, 2)), NOW)
+        with database.unit_of_work() as uow:
+            repo = SweepRowRepository(uow.session)
+            assert repo.run_ixs("s") == {0, 1, 2, 3}
+            assert repo.curve_ixs("s") == {1, 2}
+            repo.drop_curves("s", [2])
+        with database.unit_of_work() as uow:
+            repo = SweepRowRepository(uow.session)
+            assert repo.curve_ixs("s") == {1}
+            assert set(repo.curves("s", [0, 1, 2])) == {1}
+            rows = repo.rows("s", with_returns=True, run_ixs=[0, 3])
+            assert [r.run_ix for r in rows] == [0, 3]
+            assert rows[0].fold == {"foldIx": 0}
+            assert rows[0].daily_returns == (0.01, -0.02)
+            assert all(r.curve is None for r in rows)
+            assert repo.rows("s", with_folds=False)[0].fold is None
+            assert repo.get("s", 1) == _row(1, curve=True)
+    finally:
+        database.dispose()
+
+
+def test_migration_0007_turns_json_null_curves_into_sql_null(tmp_path: Path) -> None:
+    database = Database(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    try:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS_DIR))
+        with database.engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0006")
+        with database.engine.begin() as connection:
+            for ix, curve in ((0, "null"), (1, '{"ts": [0], "eq": [1.0]}')):
+                connection.execute(
+                    text(
+                        "INSERT INTO sweep_rows (sweep_id, run_ix, params, metrics, aborted, "
+                        "runtime_ms, daily_returns, curve, created_at) VALUES ('s', :ix, '{}', "
+                        "'{}', 0, 1, '[]', :curve, '2026-11-25 00:00:00')"
+                    ),
+                    {"ix": ix, "curve": curve},
+                )
+        migrate(database)
+        with database.unit_of_work() as uow:
+            assert SweepRowRepository(uow.session).curve_ixs("s") == {1}
+    finally:
+        database.dispose()
