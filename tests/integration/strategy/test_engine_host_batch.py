@@ -121,7 +121,9 @@ STATIC_COUNTER = MOMENTUM.replace(
 ).replace(
     "        double last = ticker.last();\n",
     "        double last = ticker.last();\n"
-    '        if (Double.isNaN(prev)) {\n            log.info("instances " + instances);\n        }\n',
+    "        if (Double.isNaN(prev)) {\n"
+    '            log.info("instances " + instances);\n'
+    "        }\n",
 )
 
 # Only a compile-time constant in a static field: nothing of the class can change, so a batch
