@@ -112,6 +112,59 @@ def test_batch_gives_each_vector_the_signals_of_its_own_run(
         assert outcome.cpu_ns > 0
 
 
+# Counts its instances in a static field and logs the count on the first tick: with state of
+# its own, every vector needs its own copy of the class to start from zero.
+STATIC_COUNTER = MOMENTUM.replace(
+    "    private boolean holding;\n",
+    "    private boolean holding;\n    private static int instances;\n"
+    "    public Momentum() {\n        instances++;\n    }\n",
+).replace(
+    "        double last = ticker.last();\n",
+    "        double last = ticker.last();\n"
+    "        if (Double.isNaN(prev)) {\n"
+    '            log.info("instances " + instances);\n'
+    "        }\n",
+)
+
+# Only a compile-time constant in a static field: nothing of the class can change, so a batch
+# may run its vectors on one copy of it.
+CONSTANT_ONLY = MOMENTUM.replace(
+    "    private boolean holding;\n",
+    "    private boolean holding;\n    private static final double SCALE = 1.0;\n",
+).replace("change > threshold", "change > threshold * SCALE")
+
+
+def test_static_state_never_reaches_the_next_vector_of_a_batch(
+    host: EngineHost, files: dict[str, Path]
+) -> None:
+    compiled = _compiled(host, STATIC_COUNTER)
+    vectors = [{"threshold": t} for t in THRESHOLDS * 4]  # more than one loader's share
+
+    batch = host.run_batch(_request(compiled, files), vectors)
+
+    assert len(batch) == len(vectors)
+    for outcome in batch:
+        assert isinstance(outcome, RunResult)
+        assert outcome.notices == ("[INFO] instances 1",)
+
+
+def test_a_batch_of_stateless_classes_gives_every_vector_its_own_runs_signals(
+    host: EngineHost, files: dict[str, Path], ticks: dict[str, np.ndarray]
+) -> None:
+    """More vectors than the JDK's reflection inflation threshold (15) on classes the host may
+    share between vectors: each still gets exactly the signals of its own single run."""
+    compiled = _compiled(host, CONSTANT_ONLY)
+    vectors = [{"threshold": t} for t in THRESHOLDS * 4]
+
+    batch = host.run_batch(_request(compiled, files), vectors)
+
+    assert len(batch) == len(vectors)
+    for params, outcome in zip(vectors, batch, strict=True):
+        assert isinstance(outcome, RunResult), outcome
+        assert outcome.signal_ts.tolist() == _expected(ticks, params["threshold"])[0]
+    _same_run(batch[-1], host.run(_request(compiled, files, params=vectors[-1])))
+
+
 def test_batch_row_range_applies_to_every_vector(host: EngineHost, files: dict[str, Path]) -> None:
     compiled = _compiled(host, MOMENTUM)
     vectors = [{"threshold": 0.001}, {"threshold": 0.002}]

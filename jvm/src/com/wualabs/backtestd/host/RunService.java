@@ -120,11 +120,12 @@ final class RunService {
         List<byte[]> payloads = new ArrayList<>();
         long[] output = new long[1];
         String[] restart = new String[1];
+        Loaders loaders = new Loaders(classes, StaticState.none(classes));
         Guard.Outcome<Object> outcome = Guard.call("strategy run", () -> {
             for (int i = 0; i < vectors.size() && output[0] < BATCH_OUTPUT_BUDGET; i++) {
                 laps.start(i);
-                results.add(runOne(classes, mainClass, vectors.get(i), instrument, columns,
-                        range, laps, payloads, output));
+                results.add(runOne(loaders, classes, mainClass, vectors.get(i), instrument,
+                        columns, range, laps, payloads, output));
                 // A vector that made the JVM throw (and swallow) a StackOverflowError or an
                 // OutOfMemoryError may have damaged it for the next one: stop here, answer what
                 // ran, and let the host restart (HostMain.answerThenRestartIfDamaged).
@@ -148,13 +149,14 @@ final class RunService {
     }
 
     /** One vector of a batch, on the guarded worker thread: its answer entry. */
-    private static Map<String, Object> runOne(Map<String, byte[]> classes, String mainClass,
-            Map<String, String> params, Instrument instrument, ColumnSet columns, int[] range,
-            Guard.Laps laps, List<byte[]> payloads, long[] output) throws HostException {
+    private static Map<String, Object> runOne(Loaders loaders, Map<String, byte[]> classes,
+            String mainClass, Map<String, String> params, Instrument instrument,
+            ColumnSet columns, int[] range, Guard.Laps laps, List<byte[]> payloads,
+            long[] output) throws HostException {
         long[] progress = new long[2];
         Map<String, Object> entry;
         try {
-            ClassLoader loader = new SandboxClassLoader(classes, HostMain.class.getClassLoader());
+            ClassLoader loader = loaders.next();
             Collected collected = feed(loader, mainClass, params, instrument, columns, range,
                     progress);
             entry = collected.header();
@@ -165,6 +167,7 @@ final class RunService {
                 output[0] += payload.length;
             }
         } catch (Throwable thrown) { // the vector's own failure; fatal ones end the batch
+            loaders.discard();
             HostException e = laps.describe("strategy run", thrown,
                     t -> Failures.classify(t, classes.keySet(), "strategy run"));
             e.with("events", progress[0]);
@@ -181,7 +184,44 @@ final class RunService {
         return entry;
     }
 
-    /** Starts the strategy; a property problem becomes a {@code property_error}. */
+    /**
+     * The class loaders of a batch's vectors: a fresh one per vector, or, when the classes cannot
+     * hold static state ({@link StaticState}), one per {@link #SHARE_LIMIT} vectors, so that the
+     * JIT compiles the strategy once for them instead of once per vector.
+     */
+    static final class Loaders {
+        /**
+         * Vectors per shared loader. Below the JDK's reflection inflation threshold (15 calls):
+         * past it, the constructor and setters a run calls reflectively once each would get a
+         * generated accessor class defined under the sandbox loader, which cannot link it.
+         */
+        static final int SHARE_LIMIT = 8;
+
+        private final Map<String, byte[]> classes;
+        private final boolean share;
+        private ClassLoader current;
+        private int uses;
+
+        Loaders(Map<String, byte[]> classes, boolean share) {
+            this.classes = classes;
+            this.share = share;
+        }
+
+        ClassLoader next() {
+            if (!share || current == null || uses >= SHARE_LIMIT) {
+                current = new SandboxClassLoader(classes, HostMain.class.getClassLoader());
+                uses = 0;
+            }
+            uses++;
+            return current;
+        }
+
+        /** After a failed vector the next one starts on a fresh loader (linkage errors stick). */
+        void discard() {
+            current = null;
+        }
+    }
+
     /**
      * One strategy instance fed over {@code range} and its output collected: the core that a
      * single run and every vector of a batch share. {@code progress} gets the events fed and
@@ -201,6 +241,7 @@ final class RunService {
         return collect(run);
     }
 
+    /** Starts the strategy; a property problem becomes a {@code property_error}. */
     private static StrategyRun start(Class<?> strategy, Map<String, String> params,
             Instrument instrument) throws Exception {
         try {

@@ -123,8 +123,10 @@ public abstract class AbstractWindowListener {
     /** Engine-internal: records the window bounds and calls {@link #onChange}. */
     public final void dispatchWindowClose(StateStore store, long openMillis, long closeMillis, double prev, double actual) {
         fired = true;
-        prevInstant = null;
-        currInstant = null;
+        if (prevInstant != null || currInstant != null) { // built only when asked for
+            prevInstant = null;
+            currInstant = null;
+        }
         prevMillis = openMillis;
         currMillis = closeMillis;
         onChange(store, prev, actual);

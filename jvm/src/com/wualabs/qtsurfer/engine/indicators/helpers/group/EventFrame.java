@@ -46,6 +46,8 @@ public final class EventFrame {
     double barLow;
     double barClose;
     double barVolume;
+    /** True while the fields a kline leaves NaN are NaN (so consecutive klines skip those stores). */
+    private boolean klineFields;
 
     double get(int code) {
         if (code == PRIMARY) {
@@ -111,6 +113,7 @@ public final class EventFrame {
         this.quoteVolume = quoteVolume;
         this.percentChange = percentChange;
         this.rate = Double.NaN;
+        this.klineFields = false;
         this.primary = last;
         this.barOpen = last;
         this.barHigh = last;
@@ -120,20 +123,24 @@ public final class EventFrame {
     }
 
     void kline(double open, double high, double low, double close, double volume) {
-        double nan = Double.NaN;
-        this.bid = nan;
-        this.bidSize = nan;
-        this.ask = nan;
-        this.askSize = nan;
+        if (!klineFields) {
+            // The fields a kline does not carry: NaN until a ticker or funding event sets them.
+            double nan = Double.NaN;
+            this.bid = nan;
+            this.bidSize = nan;
+            this.ask = nan;
+            this.askSize = nan;
+            this.vwap = nan;
+            this.quoteVolume = nan;
+            this.percentChange = nan;
+            this.rate = nan;
+            klineFields = true;
+        }
         this.open = open;
         this.high = high;
         this.low = low;
         this.close = close;
-        this.vwap = nan;
         this.volume = volume;
-        this.quoteVolume = nan;
-        this.percentChange = nan;
-        this.rate = nan;
         this.primary = close;
         this.barOpen = open;
         this.barHigh = high;
@@ -157,6 +164,7 @@ public final class EventFrame {
         this.quoteVolume = nan;
         this.percentChange = nan;
         this.rate = rate;
+        this.klineFields = false;
         this.primary = rate;
         this.barOpen = rate;
         this.barHigh = rate;

@@ -83,12 +83,12 @@ public final class InstrumentGroupRTIndicator {
     public InstrumentGroupRTIndicator add(String name, TickerValueSource source) {
         Objects.requireNonNull(source, "source");
         Node old = byName.get(name);
-        if (old instanceof Node.FieldNode && ((Node.FieldNode) old).field == source.ordinal()
+        if (old != null && old.kind == Node.FIELD && old.field == source.ordinal()
                 && old.ind instanceof Ops.ValueIndicator) {
             lastName = name;
             return this;
         }
-        return publish(name, new Node.FieldNode(name, new Ops.ValueIndicator(), source.ordinal()), false);
+        return publish(name, Node.field(name, new Ops.ValueIndicator(), source.ordinal()), false);
     }
 
     /**
@@ -100,9 +100,9 @@ public final class InstrumentGroupRTIndicator {
         Objects.requireNonNull(indicator, "indicator");
         Node n;
         if (indicator instanceof BarRTIndicator && ((BarRTIndicator) indicator).wantsBars()) {
-            n = new Node.BarNode(name, (BarRTIndicator) indicator);
+            n = Node.bar(name, (BarRTIndicator) indicator);
         } else {
-            n = new Node.FieldNode(name, indicator, PRIMARY);
+            n = Node.field(name, indicator, PRIMARY);
         }
         return publish(name, n, false);
     }
@@ -123,7 +123,7 @@ public final class InstrumentGroupRTIndicator {
     }
 
     public InstrumentGroupRTIndicator sma(String name, String source, int periods) {
-        return publish(name, new Node.ChainNode(name, new SmaRTIndicator(periods), require(source)), false);
+        return publish(name, Node.chain(name, new SmaRTIndicator(periods), require(source)), false);
     }
 
     public InstrumentGroupRTIndicator ema(int periods) {
@@ -135,7 +135,7 @@ public final class InstrumentGroupRTIndicator {
     }
 
     public InstrumentGroupRTIndicator ema(String name, String source, int periods) {
-        return publish(name, new Node.ChainNode(name, new EmaRTIndicator(periods), require(source)), false);
+        return publish(name, Node.chain(name, new EmaRTIndicator(periods), require(source)), false);
     }
 
     // ------------------------------------------------------------------ oscillators
@@ -160,7 +160,7 @@ public final class InstrumentGroupRTIndicator {
 
     /** RSI of another indicator. */
     public InstrumentGroupRTIndicator rsi(String name, String source, int periods, boolean cutler) {
-        return publish(name, new Node.ChainNode(name, new RsiRTIndicator(periods, cutler), require(source)), false);
+        return publish(name, Node.chain(name, new RsiRTIndicator(periods, cutler), require(source)), false);
     }
 
     /** Bollinger bands published as {@code blgr<periods>_<k>} plus {@code ...Upper} / {@code ...Lower}. */
@@ -174,8 +174,8 @@ public final class InstrumentGroupRTIndicator {
         BollingerRTIndicator bands = new BollingerRTIndicator(periods, k);
         Node middle = fromPrice(name, bands);
         publish(name, middle, false);
-        publish(name + "Upper", new Node.DerivedNode(name + "Upper", new Ops.Band(bands, true)), false);
-        publish(name + "Lower", new Node.DerivedNode(name + "Lower", new Ops.Band(bands, false)), false);
+        publish(name + "Upper", Node.derived(name + "Upper", new Ops.Band(bands, true)), false);
+        publish(name + "Lower", Node.derived(name + "Lower", new Ops.Band(bands, false)), false);
         lastName = name;
         return this;
     }
@@ -188,7 +188,7 @@ public final class InstrumentGroupRTIndicator {
     public InstrumentGroupRTIndicator bollingerBandwidth(String name, String bollingerName) {
         Ops.Bandwidth bw = new Ops.Bandwidth(require(bollingerName), require(bollingerName + "Upper"),
                 require(bollingerName + "Lower"));
-        return publish(name, new Node.DerivedNode(name, bw), false);
+        return publish(name, Node.derived(name, bw), false);
     }
 
     // ------------------------------------------------------------------ rate of change and distance
@@ -208,7 +208,7 @@ public final class InstrumentGroupRTIndicator {
     }
 
     public InstrumentGroupRTIndicator rateChange(String name, String source, boolean percent) {
-        return publish(name, new Node.ChainNode(name, new RateChangeRTIndicator(percent), require(source)), false);
+        return publish(name, Node.chain(name, new RateChangeRTIndicator(percent), require(source)), false);
     }
 
     /** Percent distance of price from the named MA, published as {@code distanceMa<Ma>}. */
@@ -219,7 +219,7 @@ public final class InstrumentGroupRTIndicator {
     public InstrumentGroupRTIndicator distanceMa(String name, String ma) {
         Node price = byName.get("price");
         Node maNode = require(ma);
-        return publish(name, new Node.DerivedNode(name,
+        return publish(name, Node.derived(name,
                 new Ops.Binary(price != null ? price : primary(), maNode, Ops.Binary.DISTANCE, null)), false);
     }
 
@@ -239,7 +239,7 @@ public final class InstrumentGroupRTIndicator {
     }
 
     public InstrumentGroupRTIndicator gain(String name, String source, boolean resetPeriodsOnSustain) {
-        return publish(name, new Node.ChainNode(name, new GainRTIndicator(resetPeriodsOnSustain), require(source)),
+        return publish(name, Node.chain(name, new GainRTIndicator(resetPeriodsOnSustain), require(source)),
                 false);
     }
 
@@ -252,7 +252,7 @@ public final class InstrumentGroupRTIndicator {
     }
 
     public InstrumentGroupRTIndicator loss(String name, String source, boolean resetPeriodsOnSustain) {
-        return publish(name, new Node.ChainNode(name, new LossRTIndicator(resetPeriodsOnSustain), require(source)),
+        return publish(name, Node.chain(name, new LossRTIndicator(resetPeriodsOnSustain), require(source)),
                 false);
     }
 
@@ -342,7 +342,7 @@ public final class InstrumentGroupRTIndicator {
 
     /** Number of consecutive updates of {@code source} for which the predicate held. */
     public InstrumentGroupRTIndicator periodCount(String name, String source, DoublePredicate predicate) {
-        return publish(name, new Node.ChainNode(name, new Ops.PeriodCount(Objects.requireNonNull(predicate, "predicate")),
+        return publish(name, Node.chain(name, new Ops.PeriodCount(Objects.requireNonNull(predicate, "predicate")),
                 require(source)), false);
     }
 
@@ -351,7 +351,7 @@ public final class InstrumentGroupRTIndicator {
     /** The value of {@code thenName} while {@code source == coef}, otherwise the value of {@code elseName}. */
     public InstrumentGroupRTIndicator equal(String name, String source, double coef, String thenName, String elseName) {
         Ops.Select sel = new Ops.Select(require(source), coef, require(thenName), require(elseName));
-        return publish(name, new Node.DerivedNode(name, sel), false);
+        return publish(name, Node.derived(name, sel), false);
     }
 
     /**
@@ -364,7 +364,7 @@ public final class InstrumentGroupRTIndicator {
         Node src = require(source);
         Ops.Conditional c = new Ops.Conditional(Objects.requireNonNull(predicate, "predicate"), src.ro(),
                 Objects.requireNonNull(then, "then"), Objects.requireNonNull(otherwise, "otherwise"));
-        return publish(name, new Node.ChainNode(name, c, src), false);
+        return publish(name, Node.chain(name, c, src), false);
     }
 
     // ------------------------------------------------------------------ transformations (in place)
@@ -395,7 +395,7 @@ public final class InstrumentGroupRTIndicator {
     public InstrumentGroupRTIndicator decorate(String name, String source, Function<RTIndicator, RTIndicator> decorator) {
         Node src = require(source);
         RTIndicator d = Objects.requireNonNull(decorator.apply(src.ro()), "decorator result");
-        return publish(name, new Node.ChainNode(name, d, src), name.equals(source));
+        return publish(name, Node.chain(name, d, src), name.equals(source));
     }
 
     // ------------------------------------------------------------------ windows
@@ -498,33 +498,33 @@ public final class InstrumentGroupRTIndicator {
 
     private Node fromPrice(String name, RTIndicator ind) {
         Node price = byName.get("price");
-        return price == null ? new Node.FieldNode(name, ind, PRIMARY) : new Node.ChainNode(name, ind, price);
+        return price == null ? Node.field(name, ind, PRIMARY) : Node.chain(name, ind, price);
     }
 
     private Node primary() {
         if (primaryNode == null) {
-            primaryNode = append(new Node.FieldNode(null, new Ops.ValueIndicator(), PRIMARY));
+            primaryNode = append(Node.field(null, new Ops.ValueIndicator(), PRIMARY));
         }
         return primaryNode;
     }
 
     private InstrumentGroupRTIndicator binary(String name, String a, String b, int op,
                                               BiFunction<Double, Double, ? extends Number> fn) {
-        return publish(name, new Node.DerivedNode(name, new Ops.Binary(require(a), require(b), op, fn)), false);
+        return publish(name, Node.derived(name, new Ops.Binary(require(a), require(b), op, fn)), false);
     }
 
     private InstrumentGroupRTIndicator test(String name, String source, int op, double v, DoublePredicate p) {
-        return publish(name, new Node.DerivedNode(name, new Ops.Test(require(source), op, v, p)), false);
+        return publish(name, Node.derived(name, new Ops.Test(require(source), op, v, p)), false);
     }
 
     private InstrumentGroupRTIndicator running(String name, String source, int mode) {
-        return publish(name, new Node.ChainNode(name, new Ops.Running(mode), require(source)), false);
+        return publish(name, Node.chain(name, new Ops.Running(mode), require(source)), false);
     }
 
     private InstrumentGroupRTIndicator transform(String name, String source, int op, double p1, double p2,
                                                  DoublePredicate p) {
         Ops.Transform t = new Ops.Transform(require(source), op, p1, p2, p);
-        return publish(name, new Node.DerivedNode(name, t), name.equals(source));
+        return publish(name, Node.derived(name, t), name.equals(source));
     }
 
     private Node append(Node n) {
