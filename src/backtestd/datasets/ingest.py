@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,6 +21,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from lastra import DataType, LastraReader
 
+from backtestd.datasets.csv_blocks import default_workers, parallel_batches
 from backtestd.datasets.formats import FormatError, UploadFormat
 from backtestd.datasets.rows import F64, I64, RowChecker, RowError, micros_to_datetime
 from backtestd.datasets.timestamps import (
@@ -222,8 +224,16 @@ def _convert_csv(
     try:
         with LastraVersionWriter(columns, target) as writer:
             try:
-                reader = pacsv.open_csv(path, read_options=reader_options, convert_options=convert)
-                for batch in reader:
+                batches: Iterator[pa.RecordBatch]
+                if integer_epochs:
+                    batches = parallel_batches(
+                        path, header, convert, CSV_BLOCK_BYTES, default_workers()
+                    )
+                else:
+                    batches = pacsv.open_csv(
+                        path, read_options=reader_options, convert_options=convert
+                    )
+                for batch in batches:
                     if batch.num_rows == 0:
                         continue
                     first_row = checker.rows + 1
