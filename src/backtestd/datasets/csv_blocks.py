@@ -3,8 +3,8 @@
 pyarrow's streaming reader (``pyarrow.csv.open_csv``) parses one block after another: on the
 2-core machine a 554 MB file took as long in wall time as in CPU time (2.3-3.4 s), one core
 idle while the other parsed. This reader cuts the file where arrow's streaming reader does
-(after the last newline of each ``block_bytes`` window of the file; the header line comes off
-the first block) and parses up to ``workers`` blocks at once on a thread pool (arrow releases
+(after the last line end, ``\n`` or ``\r``, of each ``block_bytes`` window of the file; the
+header line comes off the first block) and parses up to ``workers`` blocks at once on a thread pool (arrow releases
 the GIL while it parses), while the caller checks and writes the batches already parsed. At most
 ``2 * workers + 1`` blocks are read ahead, so memory stays bounded as with the streaming reader,
 and the batches are the streaming reader's, block for block.
@@ -46,15 +46,17 @@ def _header_names(line: bytes) -> list[str]:
 def _blocks(fd: int, size: int, names: list[str], block_bytes: int) -> Iterator[bytes]:
     """The file's data rows in blocks cut as arrow's streaming reader cuts them."""
     first = os.pread(fd, min(block_bytes, size), 0)
-    end_of_header = first.find(b"\n")
-    if end_of_header < 0 or _header_names(first[: end_of_header + 1]) != names:
-        raise NotPlain("the header line is not cut or read as expected")
-    position = end_of_header + 1
+    ends = [i for i in (first.find(b"\n"), first.find(b"\r")) if i >= 0]
+    if not ends:
+        raise NotPlain("no line end in the first block")
+    position = min(ends) + (2 if first[min(ends) : min(ends) + 2] == b"\r\n" else 1)
+    if _header_names(first[:position]) != names:
+        raise NotPlain("the header line is not read as expected")
     window_end = block_bytes
     while position < size:
         data = os.pread(fd, min(window_end, size) - position, position)
         if window_end < size:
-            cut = data.rfind(b"\n")
+            cut = max(data.rfind(b"\n"), data.rfind(b"\r"))  # arrow ends a line at either
             if cut < 0:
                 raise NotPlain("a line is longer than a block")
             data = data[: cut + 1] if cut + 1 < len(data) else data
