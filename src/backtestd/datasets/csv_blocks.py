@@ -21,6 +21,7 @@ import os
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -43,8 +44,8 @@ def _header_names(line: bytes) -> list[str]:
     return list(pacsv.read_csv(pa.py_buffer(line), read_options=options).column_names)
 
 
-def _blocks(fd: int, size: int, names: list[str], block_bytes: int) -> Iterator[bytes]:
-    """The file's data rows in blocks cut as arrow's streaming reader cuts them."""
+def _header_end(fd: int, size: int, names: list[str], block_bytes: int) -> int:
+    """Where the data rows start: after the first line end, if that line reads as ``names``."""
     first = os.pread(fd, min(block_bytes, size), 0)
     ends = [i for i in (first.find(b"\n"), first.find(b"\r")) if i >= 0]
     if not ends:
@@ -52,25 +53,55 @@ def _blocks(fd: int, size: int, names: list[str], block_bytes: int) -> Iterator[
     position = min(ends) + (2 if first[min(ends) : min(ends) + 2] == b"\r\n" else 1)
     if _header_names(first[:position]) != names:
         raise NotPlain("the header line is not read as expected")
-    window_end = block_bytes
-    while position < size:
-        data = os.pread(fd, min(window_end, size) - position, position)
-        if window_end < size:
-            cut = max(data.rfind(b"\n"), data.rfind(b"\r"))  # arrow ends a line at either
-            if cut < 0:
-                raise NotPlain("a line is longer than a block")
-            data = data[: cut + 1] if cut + 1 < len(data) else data
-        if b'"' in data:
-            raise NotPlain("a quote character")
-        position += len(data)
-        window_end += block_bytes
-        yield data
+    return position
 
 
-def _parse(block: bytes, names: list[str], convert: pacsv.ConvertOptions) -> list[pa.RecordBatch]:
-    options = pacsv.ReadOptions(
-        column_names=names, use_threads=False, block_size=max(len(block), 1)
-    )
+_TAIL = 64 << 10
+
+
+def _cut(fd: int, window: int, block_bytes: int, header_end: int) -> int:
+    """Where arrow's streaming reader ends the block of ``window`` (an index): after the last
+    line end (``\n`` or ``\r``) in the window that is not in the header."""
+    window_end = (window + 1) * block_bytes
+    floor = max(window * block_bytes, header_end)
+    for length in (min(_TAIL, block_bytes), block_bytes):
+        start = max(window_end - length, floor)
+        data = os.pread(fd, window_end - start, start)
+        cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
+        if cut >= 0:
+            return start + cut + 1
+    raise NotPlain("a line is longer than a block")
+
+
+@dataclass(frozen=True)
+class _Layout:
+    fd: int
+    size: int
+    header_end: int
+    block_bytes: int
+    windows: int
+
+
+def _read_block(layout: _Layout, window: int) -> bytes:
+    """The data of block ``window``, found and read by the worker that parses it, so blocks
+    are cut and read in parallel too."""
+    bytes_, header_end = layout.block_bytes, layout.header_end
+    start = header_end if window == 0 else _cut(layout.fd, window - 1, bytes_, header_end)
+    last = window == layout.windows - 1
+    end = layout.size if last else _cut(layout.fd, window, bytes_, header_end)
+    data = os.pread(layout.fd, end - start, start)
+    if data.find(b'"') >= 0:
+        raise NotPlain("a quote character")
+    return data
+
+
+def _parse(
+    layout: _Layout, window: int, names: list[str], convert: pacsv.ConvertOptions
+) -> list[pa.RecordBatch]:
+    block = _read_block(layout, window)
+    if not block:
+        return []
+    options = pacsv.ReadOptions(column_names=names, use_threads=False, block_size=len(block))
     table = pacsv.read_csv(pa.py_buffer(block), read_options=options, convert_options=convert)
     return table.combine_chunks().to_batches()
 
@@ -90,11 +121,14 @@ def parallel_batches(
     fd = os.open(path, os.O_RDONLY)
     try:
         size = os.fstat(fd).st_size
+        header_end = _header_end(fd, size, names, block_bytes)
+        windows = max(1, -(-size // block_bytes))
+        layout = _Layout(fd, size, header_end, block_bytes, windows)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="csv-parse") as pool:
             pending: deque[Future[list[pa.RecordBatch]]] = deque()
             try:
-                for block in _blocks(fd, size, names, block_bytes):
-                    pending.append(pool.submit(_parse, block, names, convert))
+                for window in range(windows):
+                    pending.append(pool.submit(_parse, layout, window, names, convert))
                     if len(pending) > 2 * workers:
                         yield from pending.popleft().result()
                 while pending:
