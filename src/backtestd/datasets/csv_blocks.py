@@ -4,15 +4,15 @@ pyarrow's streaming reader (``pyarrow.csv.open_csv``) parses one block after ano
 2-core machine a 554 MB file took as long in wall time as in CPU time (2.3-3.4 s), one core
 idle while the other parsed. This reader cuts the file where arrow's streaming reader does
 (after the last line end, ``\n`` or ``\r``, of each ``block_bytes`` window of the file; the
-header line comes off the first block) and parses up to ``workers`` blocks at once on a thread pool (arrow releases
-the GIL while it parses), while the caller checks and writes the batches already parsed. At most
-``2 * workers + 1`` blocks are read ahead, so memory stays bounded as with the streaming reader,
-and the batches are the streaming reader's, block for block.
+header line comes off the first block), so its batches are the streaming reader's, block for
+block. Each block is found, read and parsed by a worker of a thread pool (arrow releases the GIL
+while it parses) while the caller checks and writes the batches already parsed; at most
+``2 * workers + 1`` blocks are in flight, so memory stays bounded.
 
 It reads plain files only: a block holding a quote character (a quoted field may hold a
-delimiter or a newline, which cutting at newlines would split), a window without a newline, or a
-header arrow reads differently from ``names`` raises :class:`NotPlain`, and the caller reads the
-file with the streaming reader instead.
+delimiter or a line end, which cutting at line ends would split), a window without a line end,
+or a header arrow reads differently from ``names`` raises :class:`NotPlain`, and the caller
+reads the file with the streaming reader instead.
 """
 
 from __future__ import annotations

@@ -131,6 +131,9 @@ def _values(batch: pa.RecordBatch, columns: tuple[str, ...], first_row: int) -> 
                 f"{row_label(first_row + index)}: column {name!r} is empty or NaN; every value "
                 "must be a finite number"
             )
+        if pa.types.is_float64(column.type):  # as the CSV reader parses them: nothing to cast
+            out[name] = np.asarray(column.to_numpy(zero_copy_only=True), dtype=np.float64)
+            continue
         try:
             numbers = pc.cast(column, pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):

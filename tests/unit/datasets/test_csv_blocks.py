@@ -72,9 +72,10 @@ def test_conversion_error_comes_after_the_batches_before_it(tmp_path: Path) -> N
     rows = [f"{i},1.5,n" for i in range(5_000)]
     rows[4_000] = "4000,abc,n"
     path.write_bytes(("timestamp,close,note\n" + "\n".join(rows) + "\n").encode())
+    batches = parallel_batches(path, NAMES, CONVERT, 4096, 2)
     seen = 0
-    with pytest.raises(pa.ArrowInvalid):
-        for batch in parallel_batches(path, NAMES, CONVERT, 4096, 2):
+    with pytest.raises(pa.ArrowInvalid):  # noqa: PT012 - the error must come mid-iteration
+        for batch in batches:
             seen += batch.num_rows
     assert 0 < seen <= 4_000
 
