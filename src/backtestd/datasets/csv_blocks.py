@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Generator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,7 +112,7 @@ def parallel_batches(
     convert: pacsv.ConvertOptions,
     block_bytes: int,
     workers: int,
-) -> Iterator[pa.RecordBatch]:
+) -> Generator[pa.RecordBatch, None, None]:
     """The batches of the CSV at ``path`` whose header is ``names``, in file order.
 
     Errors of arrow's parse or conversion (``pa.ArrowInvalid``) come out at the batch they
