@@ -50,11 +50,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import httpx
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
+
+if TYPE_CHECKING:
+    import httpx
 
 ROWS = 10_000_000
 CHUNK_ROWS = 1_000_000
@@ -260,7 +263,10 @@ def _file_chunks(path: Path) -> Iterator[bytes]:
 
 def measure_upload(csv_path: Path, root: Path, uploads: int = 2) -> None:
     """PUT the CSV to a live server's signed upload URL, finalize, and wait for the version;
-    ``uploads`` times, as the first job also pays the worker's imports."""
+    ``uploads`` times, as the first job also pays the worker's imports. httpx (the dev group)
+    is imported here: the baseline's child may run in an interpreter without it."""
+    import httpx
+
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tests.support.server import LiveServer
 
@@ -277,6 +283,8 @@ def measure_upload(csv_path: Path, root: Path, uploads: int = 2) -> None:
 
 
 def _upload_once(client: httpx.Client, csv_path: Path, number: int) -> None:
+    import httpx
+
     created = client.post("/datasets", json={"name": f"bench-{number}", "instrument": "BTC/USDT"})
     created.raise_for_status()
     body = created.json()
