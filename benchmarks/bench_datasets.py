@@ -24,9 +24,16 @@ To leave ``.venv`` as it is, point ``--baseline-python`` at another interpreter 
 and pyarrow (``uv venv /tmp/pandas-venv && uv pip install --python /tmp/pandas-venv/bin/python
 pandas==3.1.1 pyarrow==22.0.0 numpy==2.4.6``, the versions ``uv.lock`` pins).
 
-Run: ``.venv/bin/python benchmarks/bench_datasets.py [--rows 2000000] [--repeat 3]``. This is a
-script, not a test: timings depend on the machine and its load. On a shared machine ``--repeat``
-runs the contenders alternately that many times and shows the round with the median ratio.
+With ``--upload`` it then measures the same file through the service: a ``backtestd serve``
+(``tests/support/server.py``'s ``LiveServer``, SQLite, embedded workers) in a temporary data
+directory, a pro key, ``POST /datasets``, the CSV streamed by ``httpx`` in a PUT to the signed
+upload URL (MB/s of the PUT), then finalize and the time until the upload is ``ready`` (the
+ingest job, the object-store copies and the version record included).
+
+Run: ``.venv/bin/python benchmarks/bench_datasets.py [--rows 2000000] [--repeat 3] [--upload]``.
+This is a script, not a test: timings depend on the machine and its load. On a shared machine
+``--repeat`` runs the contenders alternately that many times and shows the round with the median
+ratio.
 """
 
 from __future__ import annotations
@@ -40,12 +47,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
+
+if TYPE_CHECKING:
+    import httpx
 
 ROWS = 10_000_000
 CHUNK_ROWS = 1_000_000
@@ -238,6 +250,64 @@ def print_verdict(ours: Measure, baseline: Measure | None) -> None:
     )
 
 
+# -- upload through the service -------------------------------------------------------------
+
+UPLOAD_CHUNK = 1 << 20
+
+
+def _file_chunks(path: Path) -> Iterator[bytes]:
+    with path.open("rb") as handle:
+        while chunk := handle.read(UPLOAD_CHUNK):
+            yield chunk
+
+
+def measure_upload(csv_path: Path, root: Path, uploads: int = 2) -> None:
+    """PUT the CSV to a live server's signed upload URL, finalize, and wait for the version;
+    ``uploads`` times, as the first job also pays the worker's imports. httpx (the dev group)
+    is imported here: the baseline's child may run in an interpreter without it."""
+    import httpx
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.support.server import LiveServer
+
+    server = LiveServer(root / "server")
+    server.start()
+    try:
+        key = server.create_key("bench-upload", tier="pro")
+        headers = {"Authorization": f"Bearer {server.token(key)}"}
+        with httpx.Client(base_url=server.base_url, headers=headers, timeout=600) as client:
+            for number in range(1, uploads + 1):
+                _upload_once(client, csv_path, number)
+    finally:
+        server.stop()
+
+
+def _upload_once(client: httpx.Client, csv_path: Path, number: int) -> None:
+    import httpx
+
+    created = client.post("/datasets", json={"name": f"bench-{number}", "instrument": "BTC/USDT"})
+    created.raise_for_status()
+    body = created.json()
+    size = csv_path.stat().st_size / 1e6
+    start = time.perf_counter()
+    put = httpx.put(body["upload"]["url"], content=_file_chunks(csv_path), timeout=600)
+    put_seconds = time.perf_counter() - start
+    put.raise_for_status()
+    state_path = f"/datasets/{body['datasetId']}/uploads/{body['uploadId']}"
+    start = time.perf_counter()
+    client.post(f"{state_path}/finalize").raise_for_status()
+    while (state := client.get(state_path).json())["status"] not in ("ready", "failed"):
+        time.sleep(0.1)
+    ingest_seconds = time.perf_counter() - start
+    print(
+        f"upload {number} through the service: PUT {size:,.0f} MB in {put_seconds:.2f} s "
+        f"({size / put_seconds:.1f} MB/s); finalize -> {state['status']} in "
+        f"{ingest_seconds:.2f} s ({size / ingest_seconds:.1f} MB/s) (load average "
+        f"{os.getloadavg()[0]:.1f})"
+        + (f": {state.get('error')}" if state["status"] == "failed" else "")
+    )
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rows", type=int, default=ROWS, help="rows of 1 s data (10,000,000)")
@@ -249,6 +319,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--skip-baseline", action="store_true")
     parser.add_argument(
         "--repeat", type=int, default=1, help="rounds of both contenders, alternating (1)"
+    )
+    parser.add_argument(
+        "--upload", action="store_true", help="also PUT the CSV through a live server"
     )
     parser.add_argument("--child", choices=CONTENDERS, help=argparse.SUPPRESS)
     parser.add_argument("--csv", type=Path, help=argparse.SUPPRESS)
@@ -290,6 +363,9 @@ def run(args: argparse.Namespace, root: Path) -> None:
         print(f"\nthe median round of {args.repeat} (by throughput ratio, else by our wall time):")
     print_table([m for m in (ours, baseline) if m is not None], csv_bytes)
     print_verdict(ours, baseline)
+    if args.upload:
+        print()
+        measure_upload(csv_path, root)
 
 
 def median_round(rounds: list[tuple[Measure, Measure | None]]) -> tuple[Measure, Measure | None]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,6 +22,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from lastra import DataType, LastraReader
 
+from backtestd.datasets.csv_blocks import default_workers, parallel_batches
 from backtestd.datasets.formats import FormatError, UploadFormat
 from backtestd.datasets.rows import F64, I64, RowChecker, RowError, micros_to_datetime
 from backtestd.datasets.timestamps import (
@@ -129,6 +132,9 @@ def _values(batch: pa.RecordBatch, columns: tuple[str, ...], first_row: int) -> 
                 f"{row_label(first_row + index)}: column {name!r} is empty or NaN; every value "
                 "must be a finite number"
             )
+        if pa.types.is_float64(column.type):  # as the CSV reader parses them: nothing to cast
+            out[name] = np.asarray(column.to_numpy(zero_copy_only=True), dtype=np.float64)
+            continue
         try:
             numbers = pc.cast(column, pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -195,6 +201,21 @@ def _ingest_csv(path: Path, target: Path) -> IngestResult:
     return _convert_csv(path, target, header, columns, integer_epochs=False)
 
 
+@contextmanager
+def _csv_batches(
+    path: Path, header: list[str], convert: pacsv.ConvertOptions, *, integer_epochs: bool
+) -> Iterator[Iterator[pa.RecordBatch]]:
+    """The CSV's batches: parsed on a thread pool for the fast path (``csv_blocks``, which may
+    raise ``NotPlain``: the caller then takes the general path), by arrow's streaming reader
+    otherwise. On leaving, the pool's in-flight blocks are dropped before the caller goes on."""
+    if not integer_epochs:
+        options = pacsv.ReadOptions(block_size=CSV_BLOCK_BYTES, encoding="utf8")
+        yield pacsv.open_csv(path, read_options=options, convert_options=convert)
+        return
+    with closing(parallel_batches(path, header, convert, CSV_BLOCK_BYTES, default_workers())) as b:
+        yield b
+
+
 def _convert_csv(
     path: Path,
     target: Path,
@@ -216,30 +237,29 @@ def _convert_csv(
         include_columns=["timestamp", *columns],
         strings_can_be_null=True,
     )
-    reader_options = pacsv.ReadOptions(block_size=CSV_BLOCK_BYTES, encoding="utf8")
     checker = RowChecker()
     unit: TimestampUnit | None = None
     try:
         with LastraVersionWriter(columns, target) as writer:
             try:
-                reader = pacsv.open_csv(path, read_options=reader_options, convert_options=convert)
-                for batch in reader:
-                    if batch.num_rows == 0:
-                        continue
-                    first_row = checker.rows + 1
-                    ts_column = batch.column(0)
-                    if unit is None:
-                        first = ts_column[0].as_py()
-                        if first is None:
-                            raise RowError(f"{row_label(1)}: timestamp is empty")
-                        unit = detect_unit(first)
-                    if integer_epochs:
-                        ts_us = epoch_floats_to_micros(ts_column, unit, first_row)
-                    else:
-                        ts_us = to_micros(ts_column, unit, first_row)
-                    values = _values(batch, columns, first_row)
-                    checker.check(ts_us, values)
-                    writer.write(ts_us, values)
+                with _csv_batches(path, header, convert, integer_epochs=integer_epochs) as batches:
+                    for batch in batches:
+                        if batch.num_rows == 0:
+                            continue
+                        first_row = checker.rows + 1
+                        ts_column = batch.column(0)
+                        if unit is None:
+                            first = ts_column[0].as_py()
+                            if first is None:
+                                raise RowError(f"{row_label(1)}: timestamp is empty")
+                            unit = detect_unit(first)
+                        if integer_epochs:
+                            ts_us = epoch_floats_to_micros(ts_column, unit, first_row)
+                        else:
+                            ts_us = to_micros(ts_column, unit, first_row)
+                        values = _values(batch, columns, first_row)
+                        checker.check(ts_us, values)
+                        writer.write(ts_us, values)
             except pa.ArrowInvalid as exc:
                 if integer_epochs:
                     raise _NotIntegerEpochs from None

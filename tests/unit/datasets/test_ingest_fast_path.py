@@ -4,6 +4,7 @@ the same stored bytes, and the same refusal message, for any file, valid or not.
 from __future__ import annotations
 
 import tempfile
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -181,3 +182,17 @@ def test_epoch_beyond_float_precision_hands_over_to_the_text_path() -> None:
     floats = pa.array([float(2**53 + 2)], type=pa.float64())
     with pytest.raises(InexactEpoch):
         epoch_floats_to_micros(floats, TimestampUnit.MICROS, 1)
+
+
+def test_fast_path_refused_mid_file_leaves_no_parse_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fast path's thread pool is shut down before the general path reads the file."""
+    monkeypatch.setattr(ingest, "CSV_BLOCK_BYTES", 4096)
+    rows = [f"{(T0_S + i) * 1000},1.5" for i in range(20_000)]
+    rows[10_000] = f"{(T0_S + 9_999) * 1000},1.5"  # a repeated timestamp, mid-file
+    upload = tmp_path / "upload"
+    upload.write_bytes(("timestamp,close\n" + "\n".join(rows) + "\n").encode())
+    with pytest.raises(IngestError, match=r"row 10,001: timestamp .* is not after the previous"):
+        ingest_upload(upload, tmp_path, MAX_BYTES)
+    assert not [t for t in threading.enumerate() if t.name.startswith("csv-parse")]
