@@ -132,6 +132,7 @@ def test_ingest_shows_progress_on_a_terminal_and_keeps_stdout_for_the_report(
     import os
     import pty
     import subprocess
+    import threading
 
     from tests.support.server import BIN
 
@@ -139,6 +140,22 @@ def test_ingest_shows_progress_on_a_terminal_and_keeps_stdout_for_the_report(
         tmp_path, _klines(), symbol="ADAUSDT", interval="1m", period="2024-03-05", header=True
     )
     main, replica = pty.openpty()
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        # Read the terminal while the command runs: a slow run redraws its progress more often,
+        # and a pty nobody reads fills up and blocks the writer (the test then timed out).
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # EIO once the last writer is gone
+                return
+            if not chunk:
+                return
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     try:
         result = subprocess.run(
             [str(BIN), "ingest", "--exchange", "binance", str(kl)],
@@ -149,17 +166,10 @@ def test_ingest_shows_progress_on_a_terminal_and_keeps_stdout_for_the_report(
             check=False,
         )
         os.close(replica)
-        shown = b""
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            shown += chunk
+        reader.join(timeout=10)
     finally:
         os.close(main)
+    shown = b"".join(chunks)
 
     assert result.returncode == 0
     assert b"storing hours" in shown
