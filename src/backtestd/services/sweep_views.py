@@ -115,7 +115,7 @@ def result(
     with view.memo.lock:
         body = view.memo.results.get(key)
         if body is None:
-            body = _result(view, objective, order, ranking, limit, now)
+            body = _result(view, status, objective, order, ranking, limit)
             if any(k[0] != count for k in view.memo.results):
                 view.memo.results.clear()  # rows were added: earlier bodies are stale
             view.memo.results[key] = body
@@ -128,10 +128,10 @@ def result(
 
 
 def _result(
-    view: SweepView, objective: Objective, order: str, ranking: str, limit: int, now: datetime
+    view: SweepView, status: SweepStatus, objective: Objective, order: str, ranking: str, limit: int
 ) -> Wire:
+    """The body but ``status``, ``progress`` and ``state``, which :func:`result` adds fresh."""
     spec = view.spec
-    status = sweep_status(view)
     rows = [_row_wire(r, spec) for r in view.rows]
     field = objective.row_field
     values = [None if r.aborted else float(r.metrics[field]) for r in view.rows]
@@ -139,13 +139,10 @@ def _result(
     used = "raw" if walk or spec.sampler is not Sampler.GRID else ranking
     body: Wire = {
         "sweepId": view.job.job_id,
-        "status": status.value,
         "objective": objective.value,
         "order": order,
-        "progress": progress(view, now),
         "leaderboardSize": len(rows),
         "truncated": False,
-        "state": job_state(view.job, len(view.rows)),
         # Additive (docs/api-decisions.md): what a row needs to be re-run through execute.
         "strategyId": spec.strategy_id,
         "baseConfig": spec.base_config,
