@@ -196,6 +196,13 @@ def main() -> None:
         default=0,
         help="then run a second grid of about this many vectors and print the peaks again",
     )
+    parser.add_argument(
+        "--warm-sweeps",
+        type=int,
+        default=0,
+        help="then run this many more 100-vector grids (values shifted by 1, 2, ...) on the "
+        "same, now warm, server and print each one's time and CPU",
+    )
     args = parser.parse_args()
     end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=2)
     with tempfile.TemporaryDirectory() as tmp:
@@ -247,6 +254,18 @@ def main() -> None:
                     f"per GET, {server_cpu / 10 * 1000:.0f} ms of server CPU each"
                 )
                 print_peaks(f"after {len(rows)} vectors", server.process.pid)
+                for shift in range(1, args.warm_sweeps + 1):
+                    shifted = {
+                        "fast": {**GRID["fast"], "from": 5 + shift, "to": 50 + shift},
+                        "slow": {**GRID["slow"], "from": 20 + shift, "to": 200 + shift},
+                    }
+                    cpu_before = cpu_seconds(server.process.pid)
+                    seconds, accepted, result = run_sweep(client, job, strategy_id, shifted)
+                    cpu = cpu_used(cpu_before, cpu_seconds(server.process.pid))
+                    print(
+                        f"warm sweep {shift}: {len(result['leaderboard'])} vectors in "
+                        f"{seconds:.2f} s end to end; the service used {cpu}"
+                    )
                 if args.rss_vectors:
                     step = max(1, round(180 / max(1, args.rss_vectors // 10 - 1)))
                     big = {**GRID, "slow": {"from": 20, "to": 200, "step": step}}
