@@ -13,19 +13,28 @@ It reads plain files only: a block holding a quote character (a quoted field may
 delimiter or a line end, which cutting at line ends would split), a window without a line end,
 or a header arrow reads differently from ``names`` raises :class:`NotPlain`, and the caller
 reads the file with the streaming reader instead.
+
+When every column read is float64, each block first goes to the compiled parser of
+``csv_numbers`` (plain decimal numbers, the same doubles as arrow's, the GIL released); a block
+it does not take is parsed by arrow, so a batch and an error are arrow's either way.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections import deque
 from collections.abc import Generator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.csv as pacsv
+
+from backtestd.datasets.csv_numbers import SKIP, parse_block
 
 MAX_WORKERS = 8
 
@@ -95,12 +104,60 @@ def _read_block(layout: _Layout, window: int) -> bytes:
     return data
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What the compiled parser reads: ``targets[f]`` is field ``f``'s output row (``SKIP``:
+    not read) and ``schema`` the batch arrow's reader would give."""
+
+    targets: npt.NDArray[np.int64]
+    schema: pa.Schema
+
+
+_NUMBER = re.compile(r"[+-]?[0-9]*\.?[0-9]*")
+
+
+def _compiled_plan(names: list[str], convert: pacsv.ConvertOptions) -> _Plan | None:
+    """The plan when the compiled parser gives arrow's batches for ``convert``: every column
+    read is float64, named once in the header, with arrow's decimal point and no null value
+    that looks like a number (arrow's defaults); None otherwise."""
+    included = list(convert.include_columns) or names
+    types = convert.column_types
+    if (
+        len(set(names)) != len(names)
+        or not set(included) <= set(names)
+        or any(types.get(name) != pa.float64() for name in included)
+        or convert.decimal_point != "."
+        or any(_NUMBER.fullmatch(value) for value in convert.null_values if value)
+    ):
+        return None
+    targets = np.full(len(names), SKIP, dtype=np.int64)
+    for index, name in enumerate(included):
+        targets[names.index(name)] = index
+    schema = pa.schema([pa.field(name, pa.float64()) for name in included])
+    return _Plan(targets, schema)
+
+
+def _compiled_batch(block: bytes, plan: _Plan) -> pa.RecordBatch | None:
+    columns = parse_block(np.frombuffer(block, dtype=np.uint8), plan.targets)
+    if columns is None:
+        return None
+    return pa.RecordBatch.from_arrays([pa.array(column) for column in columns], schema=plan.schema)
+
+
 def _parse(
-    layout: _Layout, window: int, names: list[str], convert: pacsv.ConvertOptions
+    layout: _Layout,
+    window: int,
+    names: list[str],
+    convert: pacsv.ConvertOptions,
+    plan: _Plan | None,
 ) -> list[pa.RecordBatch]:
     block = _read_block(layout, window)
     if not block:
         return []
+    if plan is not None:
+        batch = _compiled_batch(block, plan)
+        if batch is not None:
+            return [batch] if batch.num_rows else []
     options = pacsv.ReadOptions(column_names=names, use_threads=False, block_size=len(block))
     table = pacsv.read_csv(pa.py_buffer(block), read_options=options, convert_options=convert)
     return table.combine_chunks().to_batches()
@@ -124,11 +181,12 @@ def parallel_batches(
         header_end = _header_end(fd, size, names, block_bytes)
         windows = max(1, -(-size // block_bytes))
         layout = _Layout(fd, size, header_end, block_bytes, windows)
+        plan = _compiled_plan(names, convert)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="csv-parse") as pool:
             pending: deque[Future[list[pa.RecordBatch]]] = deque()
             try:
                 for window in range(windows):
-                    pending.append(pool.submit(_parse, layout, window, names, convert))
+                    pending.append(pool.submit(_parse, layout, window, names, convert, plan))
                     if len(pending) > 2 * workers:
                         yield from pending.popleft().result()
                 while pending:
