@@ -79,25 +79,23 @@ def _parse(
                 if i < n and (buf[i] == _MINUS or buf[i] == _PLUS):
                     negative = buf[i] == _MINUS
                     i += 1
+                start = i
                 m = 0
-                digits = 0
                 while i < n and _ZERO <= buf[i] <= _NINE:
                     m = m * 10 + (buf[i] - _ZERO)
-                    digits += 1
                     i += 1
-                    if m > _MAX_MANTISSA:
-                        return False
+                digits = i - start
                 k = 0
                 if i < n and buf[i] == _DOT:
                     i += 1
+                    point = i
                     while i < n and _ZERO <= buf[i] <= _NINE:
                         m = m * 10 + (buf[i] - _ZERO)
-                        k += 1
                         i += 1
-                        if m > _MAX_MANTISSA or k > 22:
-                            return False
+                    k = i - point
                     digits += k
-                if digits == 0:
+                # 18 digits cannot overflow an int64 (leading zeros count: a rare fallback)
+                if digits == 0 or digits > 18 or m > _MAX_MANTISSA:
                     return False
                 value = float(m) / powers[k]
                 out[target, row] = -value if negative else value
