@@ -32,7 +32,9 @@ _CELLS = st.sampled_from(["1", "22.5", "", "333", "-4e3", "nan", "x"])
 @st.composite
 def _files(draw: st.DrawFn) -> bytes:
     header = draw(st.sampled_from(["timestamp,close,note", '"timestamp","close","note"']))
-    rows = draw(st.lists(st.tuples(st.integers(0, 10**13), st.floats(0, 1e6), _CELLS), max_size=80))
+    # Rounded closes are in the compiled parser's plain shape, full reprs often not.
+    closes = st.one_of(st.floats(0, 1e6), st.floats(0, 1e6).map(lambda v: round(v, 2)))
+    rows = draw(st.lists(st.tuples(st.integers(0, 10**13), closes, _CELLS), max_size=80))
     lines = [header] + [f"{t},{c!r},{n}" for t, c, n in rows]
     if draw(st.booleans()):
         lines.insert(draw(st.integers(1, len(lines))), "")  # a blank line, skipped by both

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backtestd.datasets import ingest
+from backtestd.datasets import csv_blocks, ingest
 from backtestd.datasets.ingest import IngestError, IngestResult, ingest_upload
 from backtestd.datasets.timestamps import (
     InexactEpoch,
@@ -72,7 +72,11 @@ def _csv_files(draw: st.DrawFn) -> bytes:
     steps = draw(st.lists(st.integers(-2, 120), min_size=rows, max_size=rows))
     start = T0_S * SCALES[unit]
     stamps = [str(start + int(v)) for v in np.cumsum(steps) * SCALES[unit]]
-    closes = [repr(v) for v in draw(st.lists(st.floats(1, 1e6), min_size=rows, max_size=rows))]
+    # Full reprs (often more digits than the compiled parser takes: arrow parses those
+    # blocks) and prices rounded to a few decimals (the compiled parser's plain shape).
+    digits = draw(st.sampled_from([None, 0, 2, 3]))
+    values = draw(st.lists(st.floats(1, 1e6), min_size=rows, max_size=rows))
+    closes = [repr(v if digits is None else round(v, digits)) for v in values]
     for _ in range(draw(st.integers(0, 2))):  # a few odd cells anywhere but in the header
         row = draw(st.integers(0, rows - 1))
         if draw(st.booleans()):
@@ -129,6 +133,42 @@ def test_integer_epoch_file_takes_the_fast_path(
         "1s",
         TimestampUnit.MILLIS,
     )
+
+
+def test_plain_file_is_parsed_by_the_compiled_parser_into_the_general_paths_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bench's shape (epoch ms, OHLCV in cents, CRLF here) never reaches arrow's CSV
+    parser on the fast path, and its stored file is the general path's, byte for byte."""
+    rng = np.random.default_rng(7)
+    prices = np.round(30_000 + np.cumsum(rng.normal(0, 3, 5_000)), 2)
+    rows = [
+        f"{(T0_S + i) * 1000},{p},{p + 1.25},{p - 0.5},{p},{rng.exponential(2):.3f}"
+        for i, p in enumerate(prices)
+    ]
+    data = ("timestamp,open,high,low,close,volume\r\n" + "\r\n".join(rows) + "\r\n").encode()
+    general = _outcome(data, fast=False, block=8192)
+
+    compiled = csv_blocks._compiled_batch
+    blocks: list[int] = []
+
+    def compiled_only(block: bytes, plan: object) -> pa.RecordBatch:
+        batch = compiled(block, plan)  # type: ignore[arg-type]
+        assert batch is not None, "arrow would parse a block the compiled parser should take"
+        blocks.append(batch.num_rows)
+        return batch
+
+    def no_streaming(*_: object, **__: object) -> None:
+        raise AssertionError("the fast path gave up: the streaming reader read the file")
+
+    monkeypatch.setattr(csv_blocks, "_compiled_batch", compiled_only)
+    monkeypatch.setattr(ingest.pacsv, "open_csv", no_streaming)
+    fast = _outcome(data, fast=True, block=8192)
+    assert fast == general
+    assert sum(blocks) == 5_000
+    assert len(blocks) > 10
+    assert fast[1] is not None
+    assert fast[1].rows == 5_000
 
 
 def test_fast_path_refusal_is_the_general_message(
