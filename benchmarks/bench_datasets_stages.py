@@ -1,13 +1,15 @@
 """Where a CSV ingest spends its CPU, stage by stage (the profile behind docs/benchmarks.md).
 
-``ingest_upload`` overlaps arrow's parsing threads with the checks and the writing on the main
+``ingest_upload`` overlaps the parsing threads with the checks and the writing on the main
 thread, so its stages cannot be timed inside it. This script runs the same steps one after the
-other on one file: first the parse alone (arrow's streaming reader, the options ingest uses, all
-batches kept; process CPU time, all threads), then, over those batches, each step of
-``datasets.ingest._convert_csv``'s loop on the main thread (thread CPU time): timestamps to
-microseconds with the unit enforced, the value columns, the order check, the finite check,
-cadence and gaps, and the lastra write (CRC32 per column per row group, file write). The batches
-are all held at once (about 1 GB for 10 million rows): a profile, not the product.
+other on one file: first the parse alone (as ingest parses it: for an integer-epoch file the
+block reader of ``csv_blocks`` with its compiled number parser, loaded first as a worker does;
+otherwise arrow's streaming reader; all batches kept; process CPU time, all threads), then,
+over those batches, each step of ``datasets.ingest._convert_csv``'s loop on the main thread
+(thread CPU time): timestamps to microseconds with the unit enforced, the value columns, the
+order check, the finite check, cadence and gaps, and the lastra write (CRC32 per column per row
+group, file write). The batches are all held at once (about 1 GB for 10 million rows): a
+profile, not the product.
 
 Run: ``.venv/bin/python benchmarks/bench_datasets_stages.py CSV [--out FILE]`` (a CSV from
 ``bench_datasets.py --workdir DIR``). Integer-epoch files take the fast path, others the general.
@@ -27,6 +29,8 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from backtestd.datasets import ingest
+from backtestd.datasets.csv_blocks import default_workers, parallel_batches
+from backtestd.datasets.csv_numbers import warm_up
 from backtestd.datasets.rows import RowChecker
 from backtestd.datasets.timestamps import detect_unit, epoch_floats_to_micros, to_micros
 from backtestd.datasets.version_file import LastraVersionWriter, value_columns
@@ -50,9 +54,18 @@ def profile(csv_path: Path, out: Path) -> dict[str, float]:
         strings_can_be_null=True,
     )
     read = pacsv.ReadOptions(block_size=ingest.CSV_BLOCK_BYTES, encoding="utf8")
+    if fast:
+        warm_up()  # as a worker does at start
     cpu = _process_cpu()
-    batches = list(pacsv.open_csv(csv_path, read_options=read, convert_options=convert))
-    stages = {"CSV parse (arrow, all threads)": _process_cpu() - cpu}
+    if fast:  # as ingest reads it: compiled parser, arrow for blocks it does not take
+        batches = list(
+            parallel_batches(csv_path, header, convert, ingest.CSV_BLOCK_BYTES, default_workers())
+        )
+        parse = "CSV parse (csv_blocks, all threads)"
+    else:
+        batches = list(pacsv.open_csv(csv_path, read_options=read, convert_options=convert))
+        parse = "CSV parse (arrow, all threads)"
+    stages = {parse: _process_cpu() - cpu}
     convert_ts: Callable[..., np.ndarray] = epoch_floats_to_micros if fast else to_micros
 
     def timed(name: str, step: Callable[[], object]) -> object:

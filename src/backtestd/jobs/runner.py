@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from backtestd.datasets.csv_numbers import warm_up as warm_up_csv_parser
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.engine.kernel import warm_up as warm_up_kernels
 from backtestd.errors import ServiceUnavailable
@@ -40,12 +41,14 @@ def run_job(settings_json: str, job_id: str) -> str:
 
 def warm_worker(settings_json: str) -> None:
     """Make a fresh worker process ready for its first trial: build its context, start its
-    engine host and load the compiled portfolio and metrics kernels (about 1 s of numba cache
-    loading per process). Called once when a worker joins (``DaskExecutor``); a failure is only
-    logged, since the first job builds whatever is still missing."""
+    engine host and load the compiled portfolio and metrics kernels and the ingest's CSV
+    number parser (about 1 s of numba cache loading per process). Called once when a worker
+    joins (``DaskExecutor``); a failure is only logged, since the first job builds whatever
+    is still missing."""
     try:
         ctx = context_for(settings_json, build_worker_context)
         warm_up_kernels()
+        warm_up_csv_parser()
         ctx.engines.start()
     except Exception:
         log.warning("worker warm-up failed; the first job will pay for it", exc_info=True)
