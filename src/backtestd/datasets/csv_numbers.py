@@ -43,13 +43,10 @@ _NL, _CR, _COMMA, _DOT, _MINUS, _PLUS, _ZERO, _NINE = 10, 13, 44, 46, 45, 43, 48
 
 @numba.njit(cache=True, nogil=True)
 def _count_rows(buf: npt.NDArray[np.uint8]) -> int:
-    n = buf.shape[0]
     rows = 0
-    for i in range(n):
+    for i in range(buf.shape[0]):
         if buf[i] == _NL:
             rows += 1
-    if n > 0 and buf[n - 1] != _NL:
-        rows += 1
     return rows
 
 
@@ -57,66 +54,68 @@ def _count_rows(buf: npt.NDArray[np.uint8]) -> int:
 def _parse(  # noqa: C901 - one loop on purpose: split into compiled helpers it ran 4x slower
     buf: npt.NDArray[np.uint8], targets: npt.NDArray[np.int64], out: F64, powers: F64
 ) -> bool:
-    """Fill ``out[target, row]``; False at the first thing outside the plain shape.
+    """Fill ``out[target, row]`` (one row per ``\n`` of ``buf``, whose last byte is one);
+    False at the first thing outside the plain shape.
 
     Per cell: an optional sign, digits, an optional point and digits (at most 18 digits in
     all, so the int64 mantissa cannot overflow, and at most 2**53), then ``m / 10.0**k``.
+    The final ``\n`` is the sentinel that ends every scan, so the loops test bytes, not the
+    index: each row ends at its own ``\n`` (a ``\n`` inside a row is refused), so a row
+    never reads past the last byte, and ``rows`` rows end exactly at it.
     """
     n = buf.shape[0]
     n_fields = targets.shape[0]
-    rows = out.shape[1]
     i = 0
-    for row in range(rows):
+    for row in range(out.shape[1]):
         for field in range(n_fields):
-            last = field == n_fields - 1
             target = targets[field]
             if target < 0:
-                while i < n:
-                    c = buf[i]
-                    if c == _COMMA or c == _NL or c == _CR:
-                        break
+                c = buf[i]
+                while c != _COMMA and c != _NL and c != _CR:
                     if c < 32 or c > 126:
                         return False
                     i += 1
+                    c = buf[i]
             else:
-                negative = False
-                if i < n and (buf[i] == _MINUS or buf[i] == _PLUS):
-                    negative = buf[i] == _MINUS
+                c = buf[i]
+                negative = c == _MINUS
+                if negative or c == _PLUS:
                     i += 1
                 start = i
                 m = 0
-                while i < n and _ZERO <= buf[i] <= _NINE:
-                    m = m * 10 + (buf[i] - _ZERO)
+                d = buf[i] - _ZERO
+                while 0 <= d <= 9:
+                    m = m * 10 + d
                     i += 1
+                    d = buf[i] - _ZERO
                 digits = i - start
                 k = 0
-                if i < n and buf[i] == _DOT:
+                if buf[i] == _DOT:
                     i += 1
                     point = i
-                    while i < n and _ZERO <= buf[i] <= _NINE:
-                        m = m * 10 + (buf[i] - _ZERO)
+                    d = buf[i] - _ZERO
+                    while 0 <= d <= 9:
+                        m = m * 10 + d
                         i += 1
+                        d = buf[i] - _ZERO
                     k = i - point
                     digits += k
-                # 18 digits cannot overflow an int64 (leading zeros count: a rare fallback)
                 if digits == 0 or digits > 18 or m > _MAX_MANTISSA:
                     return False
                 value = float(m) / powers[k]
                 out[target, row] = -value if negative else value
-            # The field ends: a comma before the last field, a line end (or the block's end)
-            # after it.
-            if not last:
-                if i >= n or buf[i] != _COMMA:
+            # A comma ends a field before the last, a line end (``\n`` or ``\r\n``) the last.
+            c = buf[i]
+            if field < n_fields - 1:
+                if c != _COMMA:
                     return False
-                i += 1
-            elif i < n:
-                if buf[i] == _CR:
+            else:
+                if c == _CR and i + 1 < n:
                     i += 1
-                    if i >= n or buf[i] != _NL:
-                        return False
-                elif buf[i] != _NL:
+                    c = buf[i]
+                if c != _NL:
                     return False
-                i += 1
+            i += 1
     return i == n
 
 
@@ -136,6 +135,10 @@ def parse_block(buf: npt.NDArray[np.uint8], targets: npt.NDArray[np.int64]) -> F
     An empty block gives zero rows. The GIL is released while the kernel runs.
     """
     n_out = int(targets.max()) + 1 if targets.size else 0
+    if buf.size and buf[-1] == _CR:  # a lone ``\r`` ends the line for arrow: its path
+        return None
+    if buf.size and buf[-1] != _NL:  # the file's last line, without a line end
+        buf = np.concatenate((buf, np.array([_NL], dtype=np.uint8)))
     out, plain = _parse_block(buf, targets, n_out, _POWERS)
     return out if plain else None
 
