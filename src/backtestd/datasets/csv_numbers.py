@@ -102,7 +102,7 @@ def _parse(  # noqa: C901 - one loop on purpose: split into compiled helpers it 
                     digits += k
                 if digits == 0 or digits > 18 or m > _MAX_MANTISSA:
                     return False
-                value = float(m) / powers[k]
+                value = float(m) / powers[k] if k else float(m)  # integers: no division
                 out[target, row] = -value if negative else value
             # A comma ends a field before the last, a line end (``\n`` or ``\r\n``) the last.
             c = buf[i]
