@@ -34,7 +34,9 @@ upload URL (MB/s of the PUT), then finalize and the time until the upload is ``r
 ingest job, the object-store copies and the version record included).
 
 Run: ``.venv/bin/python benchmarks/bench_datasets.py [--rows 2000000] [--repeat 3] [--upload]
-[--cold]``.
+[--cold] [--before-src DIR]``. ``--before-src`` runs a third contender in every round, between the
+two: the same child with another checkout's ``src`` first on ``PYTHONPATH`` (e.g. main's, from
+``git archive main src | tar -x -C /tmp/main-src``), so old and new alternate in one run.
 This is a script, not a test: timings depend on the machine and its load. On a shared machine
 ``--repeat`` runs the contenders alternately that many times and shows the round with the median
 ratio.
@@ -71,8 +73,10 @@ TARGET_RATIO = 3.0
 TARGET_RSS_MB = 500.0
 MAX_BYTES = 1 << 40
 CONTENDERS = ("backtestd", "pandas")
+BEFORE = "backtestd-before"
 LABELS = {
     "backtestd": "backtestd ingest_upload -> lastra",
+    BEFORE: "backtestd before (--before-src)",
     "pandas": "pandas read_csv + to_parquet",
 }
 
@@ -202,12 +206,22 @@ def child_main(name: str, csv_path: Path, out_dir: Path, cold: bool) -> None:
     print(json.dumps(report))
 
 
-def measure(name: str, python: str, csv_path: Path, out_dir: Path, cold: bool = False) -> Measure:
+def measure(
+    name: str,
+    python: str,
+    csv_path: Path,
+    out_dir: Path,
+    cold: bool = False,
+    src: Path | None = None,
+) -> Measure:
+    """One child run; ``src`` puts another checkout's ``src`` first on its ``PYTHONPATH``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    command = [python, str(Path(__file__).resolve()), "--child", name, "--csv", str(csv_path)]
+    child = "backtestd" if name == BEFORE else name
+    command = [python, str(Path(__file__).resolve()), "--child", child, "--csv", str(csv_path)]
     command += ["--out", str(out_dir)] + (["--cold"] if cold else [])
+    env = None if src is None else {**os.environ, "PYTHONPATH": str(src)}
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     process_seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise RuntimeError(f"{name} child failed ({done.returncode}):\n{done.stderr[-4000:]}")
@@ -345,6 +359,12 @@ def parse_args() -> argparse.Namespace:
         action="store_true",
         help="time the compiled parser's first load inside the ingest (a worker loads it at start)",
     )
+    parser.add_argument(
+        "--before-src",
+        type=Path,
+        default=None,
+        help="another checkout's src dir (e.g. main's), run in each round between the two",
+    )
     parser.add_argument("--child", choices=CONTENDERS, help=argparse.SUPPRESS)
     parser.add_argument("--csv", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -370,20 +390,36 @@ def run(args: argparse.Namespace, root: Path) -> None:
             "--baseline-python with an interpreter that has pandas and pyarrow"
         )
     rounds: list[tuple[Measure, Measure | None]] = []
+    befores: list[Measure] = []  # one a round with --before-src
     for round_number in range(1, args.repeat + 1):
         ours = measure("backtestd", sys.executable, csv_path, root / "backtestd", args.cold)
-        print(f"round {round_number}: backtestd {ours.seconds:.2f} s", end="", flush=True)
+        print(
+            f"round {round_number}: backtestd {ours.seconds:.2f} s ({ours.cpu_seconds:.2f} CPU s)",
+            end="",
+            flush=True,
+        )
+        if args.before_src is not None:
+            before = measure(
+                BEFORE, sys.executable, csv_path, root / "before", args.cold, args.before_src
+            )
+            befores.append(before)
+            print(f", before {before.seconds:.2f} s ({before.cpu_seconds:.2f} CPU s)", end="")
         baseline: Measure | None = None
         if with_baseline:
             baseline = measure("pandas", args.baseline_python, csv_path, root / "pandas")
             ratio = baseline.seconds / ours.seconds
-            print(f", pandas {baseline.seconds:.2f} s: {ratio:.2f}x", end="")
+            print(f", pandas {baseline.seconds:.2f} s ({baseline.cpu_seconds:.2f} CPU s)", end="")
+            print(f": {ratio:.2f}x", end="")
+            if args.before_src is not None:
+                print(f" (before {baseline.seconds / befores[-1].seconds:.2f}x)", end="")
         print(f" (load average {os.getloadavg()[0]:.1f})")
         rounds.append((ours, baseline))
     ours, baseline = median_round(rounds)
     if args.repeat > 1:
         print(f"\nthe median round of {args.repeat} (by throughput ratio, else by our wall time):")
-    print_table([m for m in (ours, baseline) if m is not None], csv_bytes)
+    before_shown = befores[rounds.index((ours, baseline))] if befores else None
+    shown = (ours, before_shown, baseline)
+    print_table([m for m in shown if m is not None], csv_bytes)
     print_verdict(ours, baseline)
     if args.upload:
         print()
