@@ -127,6 +127,17 @@ def _parse_block(
     return out, _parse(buf, targets, out, powers)
 
 
+def _read_only(buf: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """``buf`` as the one array type the kernel is compiled (and warmed) for: a read-only
+    view, as ``np.frombuffer`` of the ``pread`` bytes is. A writable array would be another
+    numba specialisation, compiled on the spot in the middle of an ingest."""
+    if not buf.flags.writeable:
+        return buf
+    view = buf.view()
+    view.flags.writeable = False
+    return view
+
+
 def parse_block(buf: npt.NDArray[np.uint8], targets: npt.NDArray[np.int64]) -> F64 | None:
     """The selected columns of a block of CSV rows (no header), one row of the result per
     column: field ``f`` of each line goes to ``result[targets[f]]`` (``SKIP``: not read).
@@ -139,7 +150,7 @@ def parse_block(buf: npt.NDArray[np.uint8], targets: npt.NDArray[np.int64]) -> F
         return None
     if buf.size and buf[-1] != _NL:  # the file's last line, without a line end
         buf = np.concatenate((buf, np.array([_NL], dtype=np.uint8)))
-    out, plain = _parse_block(buf, targets, n_out, _POWERS)
+    out, plain = _parse_block(_read_only(buf), np.asarray(targets, dtype=np.int64), n_out, _POWERS)
     return out if plain else None
 
 

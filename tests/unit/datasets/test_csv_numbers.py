@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from backtestd.datasets import csv_numbers
 from backtestd.datasets.csv_numbers import SKIP, parse_block
 
 _MAX_MANTISSA = 2**53
@@ -227,3 +228,14 @@ def test_any_block_the_kernel_takes_arrow_reads_to_the_same_doubles(text: str) -
         assert column.null_count == 0
         theirs = np.asarray(column.to_numpy(), dtype=np.float64)
         assert ours[row].view(np.int64).tolist() == theirs.view(np.int64).tolist()
+
+
+def test_every_block_runs_the_one_warmed_specialisation() -> None:
+    """A writable array or a last block without a line end (copied to add one) must not make
+    numba compile another specialisation in the middle of an ingest."""
+    targets = np.array([0, 1], dtype=np.int64)
+    parse_block(_buf("1,2\n"), targets)
+    parse_block(_buf("1,2"), targets)
+    parse_block(np.array(list(b"1,2\n"), dtype=np.uint8), targets)
+    parse_block(_buf("1,2\n"), np.array([0, 1]))
+    assert len(csv_numbers._parse_block.signatures) == 1
