@@ -1,4 +1,4 @@
-"""A compiled parser for the common shape of an uploaded CSV block: plain decimal numbers.
+r"""A compiled parser for the common shape of an uploaded CSV block: plain decimal numbers.
 
 Arrow's CSV reader spends about 30 ns converting each float cell's text to a double, about
 70 % of an ingest's CPU. Most uploads are written by a program: every row has the header's
@@ -13,7 +13,8 @@ double arrow's parser (and Python's ``float``) gives, bit for bit.
 Anything else makes :func:`parse_block` answer "not plain" for the whole block and the caller
 parses that block with arrow as before, so every result and every error message stays arrow's:
 an empty cell, a sign or point without digits, an exponent, ``nan``/``inf`` or other letters,
-spaces or tabs, more digits than ``2**53`` holds, more than 22 fractional digits, a lone ``\r``,
+spaces or tabs, more than 18 digits in all (leading zeros count) or a mantissa above ``2**53``
+(so ``k <= 18``), a lone ``\r``,
 an empty line, a row with another field count, and in the cells not read any byte outside
 printable ASCII. (Arrow accepts ``+1``, ``.5``, ``5.`` and ``-0`` as this kernel reads them:
 tested.) Arrow's default null values (``NaN``, ``N/A``, ``NULL``, ...) all hold letters, so no
@@ -54,7 +55,7 @@ def _count_rows(buf: npt.NDArray[np.uint8]) -> int:
 def _parse(  # noqa: C901 - one loop on purpose: split into compiled helpers it ran 4x slower
     buf: npt.NDArray[np.uint8], targets: npt.NDArray[np.int64], out: F64, powers: F64
 ) -> bool:
-    """Fill ``out[target, row]`` (one row per ``\n`` of ``buf``, whose last byte is one);
+    r"""Fill ``out[target, row]`` (one row per ``\n`` of ``buf``, whose last byte is one);
     False at the first thing outside the plain shape.
 
     Per cell: an optional sign, digits, an optional point and digits (at most 18 digits in
