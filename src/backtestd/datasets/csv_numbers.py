@@ -14,11 +14,10 @@ Anything else makes :func:`parse_block` answer "not plain" for the whole block a
 parses that block with arrow as before, so every result and every error message stays arrow's:
 an empty cell, a sign or point without digits, an exponent, ``nan``/``inf`` or other letters,
 spaces or tabs, more than 18 digits in all (leading zeros count) or a mantissa above ``2**53``
-(so ``k <= 18``), a lone ``\r``,
-an empty line, a row with another field count, and in the cells not read any byte outside
-printable ASCII. (Arrow accepts ``+1``, ``.5``, ``5.`` and ``-0`` as this kernel reads them:
-tested.) Arrow's default null values (``NaN``, ``N/A``, ``NULL``, ...) all hold letters, so no
-cell this kernel reads would have been a null.
+(so ``k <= 18``), a lone ``\r``, an empty line, a row with another field count, and in the
+cells not read any byte outside printable ASCII. (Arrow accepts ``+1``, ``.5``, ``5.`` and
+``-0`` as this kernel reads them: tested.) Arrow's default null values (``NaN``, ``N/A``,
+``NULL``, ...) all hold letters, so no cell this kernel reads would have been a null.
 
 The kernel releases the GIL (``nogil=True``): the ingest's thread pool runs one per core.
 ``cache=True`` keeps the machine code next to the module; :func:`warm_up` loads it at worker
