@@ -40,7 +40,7 @@ final class RunService {
     record Answer(Map<String, Object> header, List<byte[]> payloads) {}
 
     /** What the worker thread hands back. */
-    private record Collected(Map<String, Object> header, List<byte[]> payloads, long infoChars) {}
+    record Collected(Map<String, Object> header, List<byte[]> payloads, long infoChars) {}
 
     Answer run(Map<String, Object> req, Guard.Limits limits) throws HostException {
         Map<String, byte[]> classes = decodeClasses(req.get("class_files"));
@@ -262,7 +262,7 @@ final class RunService {
     }
 
     /** Reads the run's results on the worker thread (user toString() may run here). */
-    private static Collected collect(StrategyRun run) throws HostException {
+    static Collected collect(StrategyRun run) throws HostException {
         if (run.signalsDropped() > 0) {
             throw new HostException(HostException.OUTPUT_LIMIT, String.format("the strategy "
                     + "emitted %d signals; a run may emit at most %d (buys, sells and info "
