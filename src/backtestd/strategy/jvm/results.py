@@ -248,7 +248,7 @@ class RunResult:
             signal_ts=ts,
             signal_side=side,
             signal_price=price,
-            info=tuple(answer.get("info", ())),
+            info=_dense_info(answer, int(ts.shape[0])),
             notices=tuple(str(n) for n in answer.get("notices", ())),
             events=int(answer.get("events", 0)),
             elapsed_ns=int(answer.get("elapsed_ns", 0)),
@@ -257,3 +257,24 @@ class RunResult:
             percent_gain=float(answer.get("percent_gain", 0.0)),
             multi_entry=bool(answer.get("multi_entry", False)),
         )
+
+
+def _dense_info(answer: Mapping[str, Any], signals: int) -> tuple[Any, ...]:
+    """The info fields of every signal, ``{}`` for a plain one, from the answer's sparse form.
+
+    The host sends only the signals that carry fields (``info_at``: their indices, ``info``: the
+    fields, in the same order); an answer without ``info_at`` (a host before that change) has one
+    ``info`` entry per signal already. Each empty entry is its own dict, as JSON parsing gave it.
+    """
+    info = answer.get("info", ())
+    at = answer.get("info_at")
+    if at is None:
+        return tuple(info)
+    if len(at) != len(info):
+        raise ValueError(f"info_at has {len(at)} indices for {len(info)} info entries")
+    dense: list[Any] = [{} for _ in range(signals)]
+    for index, fields in zip(at, info, strict=True):
+        if not 0 <= index < signals:
+            raise ValueError(f"info index {index} outside the run's {signals} signals")
+        dense[index] = fields
+    return tuple(dense)

@@ -277,14 +277,24 @@ final class RunService {
         n = Math.max(0, Math.min(n, Math.min(ts.length, Math.min(side.length, price.length))));
         Map<String, Object> header = new LinkedHashMap<>();
         header.put("signals", n);
+        // Sparse: only the signals that carry fields, with their indices. Most signals are plain
+        // buys and sells, and one "{}" per signal (about 15,000 a vector in a sweep) made the
+        // header's JSON, and its parsing on the Python side, the largest part of an answer.
+        List<Object> infoAt = new ArrayList<>();
         List<Object> info = new ArrayList<>();
         List<Map<String, Object>> data = run.signalData();
         JsonSafe json = new JsonSafe(MAX_INFO_CHARS);
         if (data != null) {
+            int at = 0;
             for (Map<String, Object> item : data) {
-                info.add(item.isEmpty() ? Map.of() : json.of(item));
+                if (!item.isEmpty()) {
+                    infoAt.add(at);
+                    info.add(json.of(item));
+                }
+                at++;
             }
         }
+        header.put("info_at", infoAt);
         header.put("info", info);
         List<Object> notices = new ArrayList<>();
         if (run.notices() != null) {
