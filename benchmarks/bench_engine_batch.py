@@ -86,6 +86,8 @@ class Side:
     """JVM CPU before round 1: start, the compile request, and (``after``) the warm-up."""
     rounds: list[tuple[float, float, float]] = field(default_factory=list)
     """Per round: JVM process CPU s, strategy-thread CPU s (sum of cpu_ns), wall s."""
+    client_cpu_s: list[float] = field(default_factory=list)
+    """Per round: this Python process's CPU s (sending requests, reading and parsing answers)."""
     signals: list[list[RunResult]] = field(default_factory=list)
 
 
@@ -167,6 +169,7 @@ def one_round(side: Side, request: RunRequest, vectors: list[dict[str, int]]) ->
     pid = host.pid
     assert pid is not None
     cpu0 = process_cpu_s(pid)
+    client0 = time.process_time()
     t0 = time.perf_counter()
     results: list[RunResult] = []
     strategy_ns = 0
@@ -180,6 +183,7 @@ def one_round(side: Side, request: RunRequest, vectors: list[dict[str, int]]) ->
     wall = time.perf_counter() - t0
     cpu = process_cpu_s(pid) - cpu0 if host.pid == pid else float("nan")
     side.rounds.append((cpu, strategy_ns / 1e9, wall))
+    side.client_cpu_s.append(time.process_time() - client0)
     side.signals.append(results)
 
 
@@ -221,7 +225,8 @@ def report(before: Side | None, after: Side, vectors: int) -> None:
             f"({strat / vectors * 1000:.1f} ms strategy thread); cold round "
             f"{side.rounds[0][0] / vectors * 1000:.1f} ms a vector; JVM CPU before round 1 "
             f"(start, compile{', warm-up' if side.name == 'after' else ''}) "
-            f"{side.startup_cpu_s:.2f} s"
+            f"{side.startup_cpu_s:.2f} s; client (Python) CPU "
+            f"{sum(side.client_cpu_s) / len(side.client_cpu_s) / vectors * 1000:.2f} ms a vector"
         )
     if before is not None:
         verdicts = [same_signals(b, a) for b, a in zip(before.signals, after.signals, strict=True)]
@@ -266,7 +271,7 @@ def main() -> None:
             extra_jvm_args=tuple(args.after_flags.split()),
             warm_up=not args.no_warm_up,
         )
-        print(f"after: {after_jar}\n  {' '.join(after_cfg.argv(after_jar)[:-3])}")
+        print(f"after: {after_jar}\n  {' '.join(after_cfg.argv(after_jar))}")
         sides: list[Side] = []
         if before_jar is not None:
             before_cfg = FixedArgvConfig(

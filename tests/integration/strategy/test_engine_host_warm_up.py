@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,12 +72,12 @@ def tick_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def compiled() -> Iterator[dict[str, CompileResult]]:
+def compiled() -> dict[str, CompileResult]:
     with EngineHost(_config(warm_up=False)) as host:
         out = {"sma": host.compile(SMA_CROSS), "informer": host.compile(INFORMER)}
     for result in out.values():
         assert result.ok, [d.render() for d in result.diagnostics]
-    yield out
+    return out
 
 
 def _request(compiled: CompileResult, files: dict[str, Path], kind: DataType) -> RunRequest:
@@ -130,7 +129,8 @@ def test_runs_right_after_the_warm_up_match_a_host_started_without_it(
         state = _wait_for_warm_up(warm)
         got = _runs(warm, compiled, kline_files, tick_files)
 
-    assert state["state"] == "done" and state["rows"] > 0
+    assert state["state"] == "done"
+    assert state["rows"] > 0
     assert sum(r.signal_count for r in expected[:4]) > 100  # the crossover really trades
     assert [r.signal_count for r in got] == [r.signal_count for r in expected]
     assert all(_same(g, e) for g, e in zip(got, expected, strict=True))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,18 @@ def test_sparse_info_without_entries_gives_an_empty_dict_per_signal() -> None:
     result = RunResult.from_answer(_answer(info_at=[], info=[]), _payloads(4))
 
     assert result.info == ({}, {}, {}, {})
-    assert len({id(entry) for entry in result.info}) == 4  # each its own dict, as JSON gave
+    assert all(isinstance(entry, dict) and not entry for entry in result.info)
+    assert [json.dumps(entry) for entry in result.info] == ["{}"] * 4
+
+
+def test_the_shared_empty_info_of_plain_signals_refuses_changes() -> None:
+    result = RunResult.from_answer(_answer(info_at=[], info=[]), _payloads(2))
+
+    with pytest.raises(TypeError, match="read-only"):
+        result.info[0]["x"] = 1
+    with pytest.raises(TypeError, match="read-only"):
+        result.info[1].update(x=1)
+    assert result.info == ({}, {})
 
 
 def test_sparse_info_entries_land_at_their_signal_indices() -> None:
