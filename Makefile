@@ -11,14 +11,14 @@ export BACKTESTD_DATA_DIR ?= ./var
 
 $(VENV)/.installed: pyproject.toml uv.lock
 	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install --quiet uv==0.13.9
-	$(UV) sync --frozen
+	$(UV) sync --frozen --compile-bytecode
 	@touch $@
 
 # The newest official clients, beside the pinned older ones, for the two-generation journeys.
 $(VENV)/next-clients/.installed: $(VENV)/.installed tests/clients-next.txt
 	rm -rf $(VENV)/next-clients
 	$(UV) pip install --quiet --python $(VENV)/bin/python --target $(VENV)/next-clients \
-		--no-deps --require-hashes -r tests/clients-next.txt
+		--no-deps --require-hashes --compile-bytecode -r tests/clients-next.txt
 	@touch $@
 
 install: $(VENV)/.installed

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
-from typing import Any
 
 import numpy as np
 
@@ -22,7 +21,7 @@ from backtestd.engine.equity_curve import (
     equity_curve_pointer,
 )
 from backtestd.services.job_views import job_state
-from backtestd.services.sweeps import SweepView
+from backtestd.services.sweeps import SweepView, Wire
 from backtestd.sweeps.plan import lattices
 from backtestd.sweeps.ranking import plateau_scores, rank_order, value_key, value_positions
 from backtestd.sweeps.sensitivity import sensitivity
@@ -31,8 +30,6 @@ from backtestd.sweeps.statistics import (
     deflated_sharpe_ratios,
     probability_of_overfitting,
 )
-
-Wire = dict[str, Any]
 
 
 def sweep_status(view: SweepView) -> SweepStatus:

@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -98,15 +99,17 @@ class SweepView:
     curve_metas: dict[int, EquityCurveMeta] = field(default_factory=dict)
     memo: SweepMemo = field(default_factory=lambda: SweepMemo())
 
-    @property
+    @cached_property
     def served_curves(self) -> set[int]:
         """Trials whose curve is served: the best ``retained_count`` by the submitted
-        objective among the rows that still hold a curve."""
+        objective among the rows that still hold a curve (ranked once per view: a view is one
+        read's snapshot)."""
         keep = retained_count(self.spec, self.total_runs)
         return selected_curves(self.rows, self.curve_ixs, self.spec.objective, keep)
 
 
 Wire = dict[str, Any]
+"""A JSON object on its way to the wire."""
 ResultKey = tuple[int, str, frozenset[int], str, str, str, int]
 """What a result body is built from: row count, sweep status, the rows whose curve is served,
 objective, order, ranking and leaderboard limit."""

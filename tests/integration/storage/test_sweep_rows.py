@@ -6,6 +6,7 @@ migration 0007 turns the JSON ``null`` of rows written before it into SQL NULL.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -59,6 +60,36 @@ def test_curve_ixs_rows_and_curves(tmp_path: Path) -> None:
             assert all(r.curve is None for r in rows)
             assert repo.rows("s", with_folds=False)[0].fold is None
             assert repo.get("s", 1) == _row(1, curve=True)
+    finally:
+        database.dispose()
+
+
+def test_add_many_matches_add_and_skips_stored_rows(tmp_path: Path) -> None:
+    """A shard's flush stores its rows in one executemany per kind; the stored rows are the
+    ones row-by-row ``add`` stores (SQL NULL without a curve), and a retried shard's rows that
+    are already stored are left as they were."""
+    database = Database(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    try:
+        migrate(database)
+        with database.unit_of_work() as uow:
+            SweepRowRepository(uow.session).add(_row(1, curve=True), NOW)
+        retried = replace(_row(1, curve=False), runtime_ms=99)
+        with database.unit_of_work() as uow:
+            SweepRowRepository(uow.session).add_many(
+                [_row(0, curve=False), retried, _row(2, curve=True), _row(3, curve=False)], NOW
+            )
+        with database.unit_of_work() as uow:
+            repo = SweepRowRepository(uow.session)
+            assert repo.run_ixs("s") == {0, 1, 2, 3}
+            assert repo.curve_ixs("s") == {1, 2}
+            assert repo.get("s", 1) == _row(1, curve=True)
+            assert repo.get("s", 2) == _row(2, curve=True)
+            assert repo.rows("s", with_returns=True, run_ixs=[0])[0] == _row(0, curve=False)
+        with database.engine.connect() as connection:
+            nulls = connection.execute(
+                text("SELECT run_ix FROM sweep_rows WHERE curve IS NULL ORDER BY run_ix")
+            ).scalars()
+            assert list(nulls) == [0, 3]
     finally:
         database.dispose()
 

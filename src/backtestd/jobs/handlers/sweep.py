@@ -263,10 +263,11 @@ class _RowWriter:
         pending_ixs = {row.run_ix for row in self._pending}
         with self._ctx.database.unit_of_work() as uow:
             repo = SweepRowRepository(uow.session)
-            for row in self._pending:
-                if row.run_ix in self._dropped:
-                    row = replace(row, curve=None)
-                repo.add(row, self._ctx.clock())
+            rows = [
+                replace(row, curve=None) if row.run_ix in self._dropped else row
+                for row in self._pending
+            ]
+            repo.add_many(rows, self._ctx.clock())
             repo.drop_curves(self._sweep_id, self._dropped - pending_ixs)
         self.written += len(self._pending)
         self._pending.clear()

@@ -21,3 +21,14 @@ def insert_new(session: Session, table: Table, values: dict[str, Any]) -> bool:
     module = postgresql if dialect == "postgresql" else sqlite
     statement = module.insert(table).values(**values).on_conflict_do_nothing()
     return bool(getattr(session.execute(statement), "rowcount", 0))
+
+
+def insert_new_many(session: Session, table: Table, rows: list[dict[str, Any]]) -> None:
+    """:func:`insert_new` of many rows in one executemany (one compiled statement instead of
+    one per row); rows whose unique key exists are skipped. Every row must have the same keys.
+    """
+    if not rows:
+        return
+    dialect = session.get_bind().dialect.name
+    module = postgresql if dialect == "postgresql" else sqlite
+    session.execute(module.insert(table).on_conflict_do_nothing(), rows)

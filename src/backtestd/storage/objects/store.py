@@ -32,7 +32,9 @@ class ObjectStore(Protocol):
         ...
 
     def put_file(self, key: str, source: Path) -> None:
-        """Publish a local file under ``key`` without reading it into memory."""
+        """Publish a local file under ``key`` without reading it into memory. The store may
+        take the file over instead of copying it (a hard link), so the caller must not write to
+        ``source`` afterwards; removing it is fine."""
         ...
 
     def size(self, key: str) -> int | None:
@@ -51,6 +53,29 @@ class ObjectStore(Protocol):
     def presigned_put(self, key: str, expires_seconds: int) -> str | None:
         """A credential-free PUT URL the store itself accepts, or None (the local store)."""
         ...
+
+
+def _publish_link(source: Path, path: Path) -> bool:
+    """Publish ``source`` at ``path`` as a hard link (flushed to disk, then renamed into place):
+    an ingest's version file or an upload's spooled body is hundreds of MB, and copying it cost
+    more CPU than the ingest's checks. False when the two are on different file systems (or
+    links are refused), for the caller to copy instead."""
+    staged = path.parent / f".staging-{os.getpid()}-{os.urandom(6).hex()}"
+    try:
+        os.link(source, staged)
+    except OSError:
+        return False
+    try:
+        fd = os.open(staged, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(staged, path)
+    except BaseException:
+        staged.unlink(missing_ok=True)
+        raise
+    return True
 
 
 class LocalObjectStore:
@@ -98,6 +123,8 @@ class LocalObjectStore:
     def put_file(self, key: str, source: Path) -> None:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
+        if _publish_link(source, path):
+            return
         fd, tmp = tempfile.mkstemp(prefix=".staging-", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as handle, source.open("rb") as src:

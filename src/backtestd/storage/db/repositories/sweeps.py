@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from sqlalchemy import Integer, func, null, select, update
@@ -10,7 +10,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
 from backtestd.domain.sweeps import SweepRow
-from backtestd.storage.db.insert import insert_new
+from backtestd.storage.db.insert import insert_new, insert_new_many
 from backtestd.storage.db.tables import sweep_rows
 from backtestd.storage.db.tables.base import UtcDateTime
 
@@ -30,31 +30,42 @@ def _row(row: RowMapping, with_returns: bool) -> SweepRow:
     )
 
 
+def _values(row: SweepRow, now: datetime) -> dict[str, object]:
+    """A row's columns but its curve."""
+    return {
+        "sweep_id": row.sweep_id,
+        "run_ix": row.run_ix,
+        "params": row.params,
+        "metrics": row.metrics,
+        "aborted": row.aborted,
+        "error": row.error,
+        "runtime_ms": row.runtime_ms,
+        "daily_returns": list(row.daily_returns),
+        "fold": row.fold,
+        "created_at": now,
+    }
+
+
 class SweepRowRepository:
     def __init__(self, session: Session) -> None:
         self._session = session
 
     def add(self, row: SweepRow, now: datetime) -> bool:
         """Store a row; False when that ``runIx`` is already stored (a retried shard)."""
-        return insert_new(
-            self._session,
-            sweep_rows,
-            {
-                "sweep_id": row.sweep_id,
-                "run_ix": row.run_ix,
-                "params": row.params,
-                "metrics": row.metrics,
-                "aborted": row.aborted,
-                "error": row.error,
-                "runtime_ms": row.runtime_ms,
-                "daily_returns": list(row.daily_returns),
-                # SQL NULL, not JSON null: "holds a curve" is then answered from the row
-                # header (curve_ixs) instead of by reading every stored curve (migration 0007).
-                "curve": row.curve if row.curve is not None else null(),
-                "fold": row.fold,
-                "created_at": now,
-            },
-        )
+        values = _values(row, now)
+        # SQL NULL, not JSON null: "holds a curve" is then answered from the row header
+        # (curve_ixs) instead of by reading every stored curve (migration 0007).
+        values["curve"] = row.curve if row.curve is not None else null()
+        return insert_new(self._session, sweep_rows, values)
+
+    def add_many(self, rows: Sequence[SweepRow], now: datetime) -> None:
+        """Store rows in two statements (with and without a curve); rows whose ``runIx`` is
+        already stored are skipped (a retried shard). A row without a curve leaves the column
+        out, so it holds SQL NULL as :meth:`add` writes it."""
+        with_curve = [{**_values(r, now), "curve": r.curve} for r in rows if r.curve is not None]
+        without = [_values(r, now) for r in rows if r.curve is None]
+        insert_new_many(self._session, sweep_rows, with_curve)
+        insert_new_many(self._session, sweep_rows, without)
 
     def rows(
         self,

@@ -1,0 +1,55 @@
+"""The local object store publishes large files by hard link when it can, by copy otherwise."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from backtestd.storage.objects.store import LocalObjectStore
+
+
+def _file(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def test_put_file_links_and_survives_the_source(tmp_path: Path) -> None:
+    store = LocalObjectStore(tmp_path / "objects")
+    source = _file(tmp_path / "version.lastra", b"x" * 100_000)
+    store.put_file("datasets/u/d/v.lastra", source)
+    stored = store.local_path("datasets/u/d/v.lastra")
+    assert stored is not None
+    assert os.path.samefile(stored, source)  # no copy was made
+    source.unlink()  # the ingest's work directory is removed afterwards
+    assert store.get("datasets/u/d/v.lastra") == b"x" * 100_000
+    assert store.size("datasets/u/d/v.lastra") == 100_000
+    assert not [p.name for p in stored.parent.iterdir() if p.name.startswith(".staging-")]
+
+
+def test_put_file_replaces_an_earlier_object(tmp_path: Path) -> None:
+    store = LocalObjectStore(tmp_path / "objects")
+    store.put_file("uploads/a", _file(tmp_path / "first", b"first"))
+    store.put_file("uploads/a", _file(tmp_path / "second", b"second body"))
+    assert store.get("uploads/a") == b"second body"
+    assert b"".join(store.iter_range("uploads/a", 7)) == b"body"
+
+
+def test_put_file_copies_when_links_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Across file systems ``os.link`` fails with EXDEV; the store then copies."""
+
+    def refuse(src: object, dst: object) -> None:
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "link", refuse)
+    store = LocalObjectStore(tmp_path / "objects")
+    source = _file(tmp_path / "body.bin", bytes(range(256)) * 1000)
+    store.put_file("uploads/b", source)
+    stored = store.local_path("uploads/b")
+    assert stored is not None
+    assert not os.path.samefile(stored, source)
+    source.write_bytes(b"changed")  # a copy does not follow its source
+    assert store.get("uploads/b") == bytes(range(256)) * 1000
