@@ -159,6 +159,9 @@ def wait_for_warm_up(side: Side, timeout_s: float = 30.0) -> None:
         if warm is None or warm.get("state") != "running":
             if warm is not None:
                 print(f"  {side.name}: warm-up {warm}")
+                # The JIT's queue still holds the warm-up's last compilations; a worker's first
+                # sweep comes seconds after its host started, so let them finish.
+                time.sleep(1.0)
             return
         time.sleep(0.1)
 

@@ -318,7 +318,11 @@ final class WarmUp implements Runnable {
         }
     }
 
-    /** The same rule with a readiness check, so that the listener call sees another class. */
+    /**
+     * Emits a buy or a sell at every close once ready: a signal on most bars, so that the signal
+     * log and the answer's collection loop over tens of thousands of signals, as a sweep vector's
+     * do (about 15,000 each), and get compiled here rather than in the user's first batch.
+     */
     static final class EmaListener extends AbstractWindowListener {
         EmaListener(AbstractStrategy strategy, InstrumentGroupRTIndicator indicators) {
             super(strategy, indicators);
@@ -329,9 +333,9 @@ final class WarmUp implements Runnable {
             if (!indicators.getReadOnlyExisting("calm").isReady()) {
                 return;
             }
-            if (prev < 0 && actual >= 0) {
+            if (actual >= 0) {
                 emitBuy(indicators.getValue("price"));
-            } else if (prev > 0 && actual <= 0) {
+            } else {
                 emitSell(indicators.getValue("price"));
             }
         }
