@@ -44,6 +44,12 @@ import java.util.SplittableRandom;
  * listener call in the window code is compiled as the megamorphic call it is in a real sweep
  * (one class per sandbox loader) rather than inlined for one warm-up class and then thrown away
  * at the user's first window.
+ *
+ * <p>The code C2 compiles here is what user runs keep using, so the warm-up's profile shapes the
+ * steady state, not only the first sweep: this mix measured 0.83-0.93 of main's warm JVM CPU per
+ * vector on the issue's SMA sweep, while a variant whose listener signalled on most bars (to
+ * compile the signal log and the answer's collection loop too) measured 1.05-1.14, slower. Change
+ * the mix only with {@code benchmarks/bench_engine_batch.py} side by side (docs/benchmarks.md).
  */
 final class WarmUp implements Runnable {
     /** Rows of each synthetic column set (one-second bars or ticks, with gaps). */
@@ -318,11 +324,7 @@ final class WarmUp implements Runnable {
         }
     }
 
-    /**
-     * Emits a buy or a sell at every close once ready: a signal on most bars, so that the signal
-     * log and the answer's collection loop over tens of thousands of signals, as a sweep vector's
-     * do (about 15,000 each), and get compiled here rather than in the user's first batch.
-     */
+    /** The same rule with a readiness check, so that the listener call sees another class. */
     static final class EmaListener extends AbstractWindowListener {
         EmaListener(AbstractStrategy strategy, InstrumentGroupRTIndicator indicators) {
             super(strategy, indicators);
@@ -333,9 +335,9 @@ final class WarmUp implements Runnable {
             if (!indicators.getReadOnlyExisting("calm").isReady()) {
                 return;
             }
-            if (actual >= 0) {
+            if (prev < 0 && actual >= 0) {
                 emitBuy(indicators.getValue("price"));
-            } else {
+            } else if (prev > 0 && actual <= 0) {
                 emitSell(indicators.getValue("price"));
             }
         }
