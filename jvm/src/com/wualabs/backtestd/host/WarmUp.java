@@ -37,8 +37,8 @@ import java.util.SplittableRandom;
  * under a millisecond once compiled) and resumes afterwards; the first {@code run} or
  * {@code run_batch} {@link #stop stops} it for good, since the user's own run warms the same
  * paths from then on and a second busy thread would only slow it. Its total work is bounded
- * ({@link #PASSES} passes of {@link #ROWS} rows, about 0.5 CPU s on the 2-core development
- * machine, docs/benchmarks.md).
+ * ({@link #PASSES} passes of {@link #ROWS} rows: 0.14-0.22 CPU s on its own thread, about 1 CPU s
+ * of the JVM's with the JIT's compilations, on the 2-core development machine, docs/benchmarks.md).
  *
  * <p>Three listener classes fire on the kline passes (and two more on the ticker passes), so the
  * listener call in the window code is compiled as the megamorphic call it is in a real sweep
@@ -46,10 +46,10 @@ import java.util.SplittableRandom;
  * at the user's first window.
  *
  * <p>The code C2 compiles here is what user runs keep using, so the warm-up's profile shapes the
- * steady state, not only the first sweep: this mix measured 0.83-0.93 of main's warm JVM CPU per
- * vector on the issue's SMA sweep, while a variant whose listener signalled on most bars (to
- * compile the signal log and the answer's collection loop too) measured 1.05-1.14, slower. Change
- * the mix only with {@code benchmarks/bench_engine_batch.py} side by side (docs/benchmarks.md).
+ * steady state, not only the first sweep: on the issue's SMA sweep this mix measured 0.83-1.08
+ * of main's warm JVM CPU per vector over five runs (the first sweep 0.71-0.89). Change the mix
+ * only with {@code benchmarks/bench_engine_batch.py} side by side, over several runs
+ * (docs/benchmarks.md).
  */
 final class WarmUp implements Runnable {
     /** Rows of each synthetic column set (one-second bars or ticks, with gaps). */
@@ -69,6 +69,9 @@ final class WarmUp implements Runnable {
     private volatile long rows;
     private volatile long cpuNanos;
     private volatile long wallNanos;
+
+    /** One strategy run of a pass. */
+    private record Step(Class<?> strategy, Map<String, String> params, ColumnSet columns) {}
 
     private WarmUp() {}
 
@@ -124,21 +127,19 @@ final class WarmUp implements Runnable {
             ColumnSet tickers = tickers(ROWS, 12);
             outer:
             for (int pass = 0; pass < PASSES; pass++) {
-                int shift = pass * 3;
-                List<Object[]> plan = List.of(
-                        new Object[] {SmaCross.class, Map.of("fast", String.valueOf(5 + shift),
-                                "slow", String.valueOf(20 + 4 * shift)), klines},
-                        new Object[] {EmaCross.class, Map.of("fast", String.valueOf(8 + shift)),
-                                klines},
-                        new Object[] {Levels.class, Map.of("length", String.valueOf(15 + shift)),
-                                klines},
-                        new Object[] {TickerCross.class, Map.of("slow", String.valueOf(30 + shift)),
-                                tickers},
-                        new Object[] {TickerLevels.class, Map.of(), tickers});
-                for (Object[] step : plan) {
-                    @SuppressWarnings("unchecked")
-                    Map<String, String> params = (Map<String, String>) step[1];
-                    if (!feed((Class<?>) step[0], params, (ColumnSet) step[2])) {
+                int shift = pass * 3; // other parameters each pass, as a sweep's vectors
+                List<Step> plan = List.of(
+                        new Step(SmaCross.class, Map.of("fast", String.valueOf(5 + shift),
+                                "slow", String.valueOf(20 + 4 * shift)), klines),
+                        new Step(EmaCross.class, Map.of("fast", String.valueOf(8 + shift)),
+                                klines),
+                        new Step(Levels.class, Map.of("length", String.valueOf(15 + shift)),
+                                klines),
+                        new Step(TickerCross.class, Map.of("slow", String.valueOf(30 + shift)),
+                                tickers),
+                        new Step(TickerLevels.class, Map.of(), tickers));
+                for (Step step : plan) {
+                    if (!feed(step.strategy(), step.params(), step.columns())) {
                         end = "stopped";
                         break outer;
                     }
