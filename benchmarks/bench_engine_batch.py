@@ -82,8 +82,12 @@ class Side:
 
     name: str
     pool: EnginePool
+    startup_cpu_s: float = 0.0
+    """JVM CPU before round 1: start, the compile request, and (``after``) the warm-up."""
     rounds: list[tuple[float, float, float]] = field(default_factory=list)
     """Per round: JVM process CPU s, strategy-thread CPU s (sum of cpu_ns), wall s."""
+    client_cpu_s: list[float] = field(default_factory=list)
+    """Per round: this Python process's CPU s (sending requests, reading and parsing answers)."""
     signals: list[list[RunResult]] = field(default_factory=list)
 
 
@@ -146,12 +150,29 @@ def build_own_jar() -> Path:
     return ROOT / "jvm" / "build" / "backtestd-engine.jar"
 
 
+def wait_for_warm_up(side: Side, timeout_s: float = 30.0) -> None:
+    """Waits until the side's host reports its warm-up finished (a host without one: at once),
+    as a worker's host has long finished it when the first sweep arrives."""
+    deadline = time.perf_counter() + timeout_s
+    while time.perf_counter() < deadline:
+        warm = side.pool.hosts[0].ping().get("warm_up")
+        if warm is None or warm.get("state") != "running":
+            if warm is not None:
+                print(f"  {side.name}: warm-up {warm}")
+                # The JIT's queue still holds the warm-up's last compilations; a worker's first
+                # sweep comes seconds after its host started, so let them finish.
+                time.sleep(1.0)
+            return
+        time.sleep(0.1)
+
+
 def one_round(side: Side, request: RunRequest, vectors: list[dict[str, int]]) -> None:
     host = side.pool.hosts[0]
     host.start()
     pid = host.pid
     assert pid is not None
     cpu0 = process_cpu_s(pid)
+    client0 = time.process_time()
     t0 = time.perf_counter()
     results: list[RunResult] = []
     strategy_ns = 0
@@ -165,6 +186,7 @@ def one_round(side: Side, request: RunRequest, vectors: list[dict[str, int]]) ->
     wall = time.perf_counter() - t0
     cpu = process_cpu_s(pid) - cpu0 if host.pid == pid else float("nan")
     side.rounds.append((cpu, strategy_ns / 1e9, wall))
+    side.client_cpu_s.append(time.process_time() - client0)
     side.signals.append(results)
 
 
@@ -204,7 +226,10 @@ def report(before: Side | None, after: Side, vectors: int) -> None:
         print(
             f"{side.name}: warm mean {cpu / vectors * 1000:.1f} ms JVM CPU a vector "
             f"({strat / vectors * 1000:.1f} ms strategy thread); cold round "
-            f"{side.rounds[0][0] / vectors * 1000:.1f} ms a vector"
+            f"{side.rounds[0][0] / vectors * 1000:.1f} ms a vector; JVM CPU before round 1 "
+            f"(start, compile{', warm-up' if side.name == 'after' else ''}) "
+            f"{side.startup_cpu_s:.2f} s; client (Python) CPU "
+            f"{sum(side.client_cpu_s) / len(side.client_cpu_s) / vectors * 1000:.2f} ms a vector"
         )
     if before is not None:
         verdicts = [same_signals(b, a) for b, a in zip(before.signals, after.signals, strict=True)]
@@ -227,6 +252,9 @@ def main() -> None:
     ap.add_argument("--before-flags", default=" ".join(BASELINE_FLAGS))
     ap.add_argument("--after-flags", default="")
     ap.add_argument("--no-before", action="store_true", help="run only this checkout's engine")
+    ap.add_argument(
+        "--no-warm-up", action="store_true", help="start the after host without its warm-up"
+    )
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bench-engine-batch-") as tmp:
@@ -241,9 +269,12 @@ def main() -> None:
         if not args.no_before:
             before_jar = args.before_jar or build_ref_jar(args.before_ref, work / "before")
         after_cfg = HostConfig(
-            jar=after_jar, max_requests=1_000_000, extra_jvm_args=tuple(args.after_flags.split())
+            jar=after_jar,
+            max_requests=1_000_000,
+            extra_jvm_args=tuple(args.after_flags.split()),
+            warm_up=not args.no_warm_up,
         )
-        print(f"after: {after_jar}\n  {' '.join(after_cfg.argv(after_jar)[:-3])}")
+        print(f"after: {after_jar}\n  {' '.join(after_cfg.argv(after_jar))}")
         sides: list[Side] = []
         if before_jar is not None:
             before_cfg = FixedArgvConfig(
@@ -269,6 +300,11 @@ def main() -> None:
             vectors = [{"fast": f, "slow": s} for f in FAST for s in SLOW]
             for side in sides:
                 side.pool.start()
+            for side in sides:
+                wait_for_warm_up(side)
+                pid = side.pool.hosts[0].pid
+                assert pid is not None
+                side.startup_cpu_s = process_cpu_s(pid)
             for r in range(args.rounds):
                 order = sides if r % 2 == 0 else sides[::-1]
                 for side in order:

@@ -145,8 +145,8 @@ class Settings(BaseSettings):
     # Jobs.
     dask_scheduler: str = ""  # tcp://host:8786 uses an existing cluster; empty = LocalCluster
     dask_workers: int = Field(default=0, ge=0)  # LocalCluster workers; 0 = one per core
-    # Start each worker's engine host and load the numba kernels as the worker joins, not in
-    # its first job (docs/sweeps.md).
+    # Start each worker's engine host (with its built-in JIT warm-up, docs/engine-host.md) and
+    # load the numba kernels as the worker joins, not in its first job (docs/sweeps.md).
     warm_workers: bool = True
     # Mutual TLS for Dask (docs/jobs.md): all three or none. With them the scheduler address
     # is tls:// and only holders of a certificate signed by this CA may join or submit.

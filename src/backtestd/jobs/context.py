@@ -66,6 +66,9 @@ def build_worker_context(settings: Settings) -> WorkerContext:
             heap_mb=settings.engine_heap_mb,
             run_cpu_limit_s=settings.run_cpu_limit_seconds,
             compile_cpu_limit_s=settings.compile_cpu_limit_seconds,
+            # The host compiles the engine's hot paths before the worker's first trial
+            # (docs/engine-host.md, "Warm-up"), as warm_workers does for the rest of the worker.
+            warm_up=settings.warm_workers,
         ),
     )
     return WorkerContext(settings, database, objects, store, engines)

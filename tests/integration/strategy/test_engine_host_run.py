@@ -115,6 +115,39 @@ public class Informer extends AbstractTickerStrategy {
 }
 """
 
+MIXED = """\
+package demo;
+
+import com.wualabs.qtsurfer.engine.core.Ticker;
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+import com.wualabs.qtsurfer.engine.strategy.AbstractTickerStrategy;
+
+public class Mixed extends AbstractTickerStrategy {
+    private int seen;
+
+    @Override
+    public boolean acceptInstrument(Instrument instrument) {
+        return true;
+    }
+
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
+    }
+
+    @Override
+    public void update(Ticker ticker) {
+        super.update(ticker);
+        seen++;
+        if (seen % 1000 == 0) {
+            emitSignal(createInfoStrategySignal(ticker.instrument()).set("seen", seen));
+        } else if (seen % 250 == 0) {
+            emitBuy(ticker.instrument(), ticker.last());
+        }
+    }
+}
+"""
+
 BARS = """\
 package demo;
 
@@ -295,6 +328,23 @@ def test_run_info_signals_carry_their_data_and_log_lines_become_notices(
     assert result.info[0]["tag"] == "k1000"
     assert result.info[0]["last"] == pytest.approx(float(ticks["last"][999]))
     assert any("checkpoint 1000" in n for n in result.notices)
+
+
+def test_run_info_of_plain_signals_is_empty_between_info_signals(
+    host: EngineHost, column_files: dict[str, Path]
+) -> None:
+    compiled = host.compile(MIXED)
+    assert compiled.ok, [d.render() for d in compiled.diagnostics]
+
+    result = host.run(_request(compiled, column_files))
+
+    sides = result.signal_side.tolist()
+    assert len(result.info) == result.signal_count == 20
+    assert sides == [1, 1, 1, 0] * 5
+    expected: list[dict[str, int]] = []
+    for k in range(1, 6):
+        expected += [{}, {}, {}, {"seen": 1000 * k}]
+    assert list(result.info) == expected
 
 
 def test_run_kline_bars_use_close_time_as_event_time(host: EngineHost, tmp_path: Path) -> None:

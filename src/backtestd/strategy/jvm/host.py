@@ -117,6 +117,10 @@ class HostConfig:
     stop_grace_s: float = 2.0
     stderr_lines: int = 50
     extra_jvm_args: tuple[str, ...] = ()
+    warm_up: bool = False
+    """Run the host's built-in warm-up after it starts (``WarmUp.java``): a worker's host has
+    the engine's hot paths compiled before its first sweep. Off for hosts that mostly compile
+    (the API's) and in tests, where it would only take CPU."""
 
     def argv(self, jar: Path) -> list[str]:
         """The java command line of one host."""
@@ -131,6 +135,7 @@ class HostConfig:
             "-cp",
             str(jar),
             HOST_MAIN_CLASS,
+            *(("--warm-up",) if self.warm_up else ()),
         ]
 
     def ceiling_bytes(self) -> int:

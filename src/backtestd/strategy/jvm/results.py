@@ -213,7 +213,8 @@ class RunResult:
     ``signal_ts`` (int64 event time, epoch ms; a bar's close time for klines), ``signal_side``
     (int8: +1 buy, -1 sell, 0 info) and ``signal_price`` (float64, NaN for info signals) are
     parallel, read-only arrays in emission order. ``info`` runs parallel to them too: the fields
-    set on each signal as JSON values (an empty dict for plain buys and sells). ``percent_gain`` is
+    set on each signal as JSON values (for plain buys and sells an empty dict, one shared
+    read-only instance, :data:`NO_FIELDS`). ``percent_gain`` is
     NaN when the strategy never called ``setPercentGain``.
     """
 
@@ -248,7 +249,7 @@ class RunResult:
             signal_ts=ts,
             signal_side=side,
             signal_price=price,
-            info=tuple(answer.get("info", ())),
+            info=_dense_info(answer, int(ts.shape[0])),
             notices=tuple(str(n) for n in answer.get("notices", ())),
             events=int(answer.get("events", 0)),
             elapsed_ns=int(answer.get("elapsed_ns", 0)),
@@ -257,3 +258,46 @@ class RunResult:
             percent_gain=float(answer.get("percent_gain", 0.0)),
             multi_entry=bool(answer.get("multi_entry", False)),
         )
+
+
+class _NoFields(dict[str, Any]):
+    """The fields of a plain buy or sell: an empty dict that refuses changes.
+
+    One instance stands for every plain signal of every result: building a fresh ``{}`` for each
+    of a vector's ~15,000 signals costs as much as parsing the dense list did, which is what the
+    sparse answer saves. It compares, serialises and tests false like ``{}``.
+    """
+
+    __slots__ = ()
+
+    def _refuse(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("the info of a run result is read-only")
+
+    __setitem__ = __delitem__ = _refuse
+    update = setdefault = pop = popitem = clear = __ior__ = _refuse  # type: ignore[assignment]
+
+
+NO_FIELDS: dict[str, Any] = _NoFields()
+"""``RunResult.info``'s entry for a signal without fields."""
+
+
+def _dense_info(answer: Mapping[str, Any], signals: int) -> tuple[Any, ...]:
+    """The info fields of every signal, :data:`NO_FIELDS` for a plain one, from the answer's
+    sparse form.
+
+    The host sends only the signals that carry fields (``info_at``: their indices, ``info``: the
+    fields, in the same order); an answer without ``info_at`` (a host before that change) has one
+    ``info`` entry per signal already.
+    """
+    info = answer.get("info", ())
+    at = answer.get("info_at")
+    if at is None:
+        return tuple(info)
+    if len(at) != len(info):
+        raise ValueError(f"info_at has {len(at)} indices for {len(info)} info entries")
+    dense: list[Any] = [NO_FIELDS] * signals
+    for index, fields in zip(at, info, strict=True):
+        if not 0 <= index < signals:
+            raise ValueError(f"info index {index} outside the run's {signals} signals")
+        dense[index] = fields
+    return tuple(dense)

@@ -1,6 +1,7 @@
 package com.wualabs.backtestd.host;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.DoubleBuffer;
 import java.nio.LongBuffer;
@@ -67,6 +68,31 @@ final class ColumnSet {
                 set.longs.put(column, buffer.asLongBuffer());
             } else {
                 set.doubles.put(column, buffer.asDoubleBuffer());
+            }
+        }
+        return set;
+    }
+
+    /**
+     * Columns held in direct little-endian buffers, as {@link #map} returns them (the same buffer
+     * classes, so code the warm-up compiles is the code a mapped run uses): the host's own
+     * synthetic data ({@link WarmUp}), never a request's.
+     */
+    static ColumnSet direct(String kind, Map<String, long[]> longColumns,
+            Map<String, double[]> doubleColumns) {
+        List<String> layout = LAYOUTS.get(kind);
+        int rows = longColumns.get("ts").length;
+        ColumnSet set = new ColumnSet(kind, rows);
+        for (String column : layout) {
+            ByteBuffer buffer = ByteBuffer.allocateDirect(rows * 8).order(ByteOrder.LITTLE_ENDIAN);
+            if (INT_COLUMNS.contains(column)) {
+                LongBuffer values = buffer.asLongBuffer();
+                values.put(longColumns.get(column));
+                set.longs.put(column, values.clear());
+            } else {
+                DoubleBuffer values = buffer.asDoubleBuffer();
+                values.put(doubleColumns.get(column));
+                set.doubles.put(column, values.clear());
             }
         }
         return set;

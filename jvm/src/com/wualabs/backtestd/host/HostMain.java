@@ -52,6 +52,8 @@ public final class HostMain {
     private ErrorCounters.Snapshot seen;
     private long compiles;
     private long runs;
+    /** The built-in warm-up ({@code --warm-up}), or null. */
+    private WarmUp warm;
 
     private HostMain(DataOutputStream out, ErrorCounters counters) throws Exception {
         this.out = out;
@@ -60,7 +62,11 @@ public final class HostMain {
         this.seen = counters.read();
     }
 
-    /** Entry point: {@code java -cp backtestd-engine.jar com.wualabs.backtestd.host.HostMain}. */
+    /**
+     * Entry point: {@code java -cp backtestd-engine.jar com.wualabs.backtestd.host.HostMain
+     * [--warm-up]}. With {@code --warm-up} the host runs its built-in {@link WarmUp} on a
+     * background thread once it has said hello.
+     */
     public static void main(String[] args) {
         DataOutputStream out = new DataOutputStream(
                 new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16));
@@ -73,6 +79,9 @@ public final class HostMain {
             int engineClasses = initialiseEngineClasses();
             host = new HostMain(out, counters);
             host.hello(engineClasses);
+            if (List.of(args).contains("--warm-up")) {
+                host.warm = WarmUp.start();
+            }
         } catch (Exception | LinkageError e) {
             System.err.println("engine host failed to start: " + e);
             Runtime.getRuntime().halt(EXIT_FATAL);
@@ -162,7 +171,20 @@ public final class HostMain {
                 Runtime.getRuntime().halt(0); // stdin closed: the parent is gone
                 return;
             }
+            Object op = message.header().get("op");
+            if (warm != null) {
+                // A user run warms the same paths itself: the warm-up ends for good rather than
+                // compete with it for a core. Anything else only pauses it.
+                if ("run".equals(op) || "run_batch".equals(op)) {
+                    warm.stop();
+                } else {
+                    warm.pause();
+                }
+            }
             handle(message.header());
+            if (warm != null) {
+                warm.resume();
+            }
         }
     }
 
@@ -329,6 +351,9 @@ public final class HostMain {
         s.put("compiles", compiles);
         s.put("runs", runs);
         s.put("uptime_ms", ManagementFactory.getRuntimeMXBean().getUptime());
+        if (warm != null) {
+            s.put("warm_up", warm.status());
+        }
         return s;
     }
 

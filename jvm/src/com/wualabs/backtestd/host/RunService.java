@@ -40,7 +40,7 @@ final class RunService {
     record Answer(Map<String, Object> header, List<byte[]> payloads) {}
 
     /** What the worker thread hands back. */
-    private record Collected(Map<String, Object> header, List<byte[]> payloads, long infoChars) {}
+    record Collected(Map<String, Object> header, List<byte[]> payloads, long infoChars) {}
 
     Answer run(Map<String, Object> req, Guard.Limits limits) throws HostException {
         Map<String, byte[]> classes = decodeClasses(req.get("class_files"));
@@ -262,7 +262,7 @@ final class RunService {
     }
 
     /** Reads the run's results on the worker thread (user toString() may run here). */
-    private static Collected collect(StrategyRun run) throws HostException {
+    static Collected collect(StrategyRun run) throws HostException {
         if (run.signalsDropped() > 0) {
             throw new HostException(HostException.OUTPUT_LIMIT, String.format("the strategy "
                     + "emitted %d signals; a run may emit at most %d (buys, sells and info "
@@ -277,14 +277,24 @@ final class RunService {
         n = Math.max(0, Math.min(n, Math.min(ts.length, Math.min(side.length, price.length))));
         Map<String, Object> header = new LinkedHashMap<>();
         header.put("signals", n);
+        // Sparse: only the signals that carry fields, with their indices. Most signals are plain
+        // buys and sells, and one "{}" per signal (about 15,000 a vector in a sweep) made the
+        // header's JSON, and its parsing on the Python side, the largest part of an answer.
+        List<Object> infoAt = new ArrayList<>();
         List<Object> info = new ArrayList<>();
         List<Map<String, Object>> data = run.signalData();
         JsonSafe json = new JsonSafe(MAX_INFO_CHARS);
         if (data != null) {
+            int at = 0;
             for (Map<String, Object> item : data) {
-                info.add(item.isEmpty() ? Map.of() : json.of(item));
+                if (!item.isEmpty()) {
+                    infoAt.add(at);
+                    info.add(json.of(item));
+                }
+                at++;
             }
         }
+        header.put("info_at", infoAt);
         header.put("info", info);
         List<Object> notices = new ArrayList<>();
         if (run.notices() != null) {
