@@ -1,13 +1,15 @@
-"""The compiled per-trial kernel: signals -> fills -> trades -> equity marked on the grid.
+"""The compiled per-trial kernel: signals -> fills -> trades -> equity runs on the grid.
 
 This is the hot path of ``execute`` and of a sweep shard. It is one sequential numba loop
 with the same event order, fee arithmetic and float operations as the rules in
 ``docs/metrics.md`` (the readable Python twin lives in ``tests/unit/engine/reference_portfolio.py``
 and the property tests hold the two to the same bits). Arrays go in, flat arrays come out:
 the caller loads the prepared columns once and can call :func:`run_kernel` once per
-parameter vector without anything growing between calls. ``cache=True`` writes the machine
-code next to the module, so the JIT compile is paid once per installation, not per worker
-or per call (:func:`warm_up` pays it at worker start when the cache is cold).
+parameter vector without anything growing between calls. The equity comes out as runs
+(``engine/equity_runs.py``): its cost follows the fills and the marks of open positions, not
+the length of the grid. ``cache=True`` writes the machine code next to the module, so the JIT
+compile is paid once per installation, not per worker or per call (:func:`warm_up` pays it at
+worker start when the cache is cold).
 """
 
 from __future__ import annotations
@@ -193,28 +195,68 @@ _NEVER = 9_223_372_036_854_775_807  # int64 max: no further event
 
 
 @numba.njit(cache=True, nogil=True)
-def _equity_on_grid(
-    grid: I64, book_ts: I64, book_f: F64, n_book: int, m_ts: I64, m_px: F64, initial: float
-) -> F64:
-    """Equity at each grid instant: the account after the last fill strictly before it,
-    valued at the last observation (mark or fill; a fill wins a tie) strictly before it.
+def _seek(a: I64, i: int, n: int, t: int) -> int:
+    """The first index at or after ``i`` whose timestamp is not before ``t``.
 
-    The value only changes once the grid passes the next event that matters (the next fill;
-    while a position is open, also the next mark), so each value is computed once and copied
-    to the grid instants up to that event: a flat account costs a copy per instant.
+    A few steps are walked (an open position moves one mark per grid instant), then the rest
+    of the way is a binary search (a flat account jumps over every mark up to the next fill).
     """
-    n_grid = grid.shape[0]
-    out = np.empty(n_grid, dtype=np.float64)
+    for _ in range(8):
+        if i >= n or a[i] >= t:
+            return i
+        i += 1
+    return i + np.searchsorted(a[i:n], t, side="left")
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_after(x: int, from_ms: int, to_ms: int, step_ms: int, count: int) -> int:
+    """Grid index of the first instant strictly after ``x`` (``x >= from``), or the grid
+    length when there is none. Instants ``0 .. count-1`` are ``from + k*step``, ``count``
+    is ``to``."""
+    if x >= to_ms:
+        return count + 1
+    k = (x - from_ms) // step_ms + 1
+    return k if k < count else count
+
+
+@numba.njit(cache=True, nogil=True)
+def _equity_runs(
+    from_ms: int,
+    to_ms: int,
+    step_ms: int,
+    book_ts: I64,
+    book_f: F64,
+    n_book: int,
+    m_ts: I64,
+    m_px: F64,
+    initial: float,
+    final: float,
+) -> tuple[I64, F64]:
+    """The grid equity as runs ``(start index, value)``; see ``engine/equity_runs.py``.
+
+    The value at grid instant ``t`` is the account after the last fill strictly before it,
+    valued at the last observation (mark or fill; a fill wins a tie) strictly before it. It
+    only changes once the grid passes the next event that matters (the next fill; while a
+    position is open, also the next mark), so one value is computed per run and the next
+    run's index is computed from that event's time: a flat account costs nothing per grid
+    instant, and events between two instants only cost the last one's value. The last grid
+    instant (``to``) shows ``final`` (the cash after the end-of-run close); the value it
+    replaces is shown nowhere and is not a run.
+    """
+    count = (to_ms - from_ms + step_ms - 1) // step_ms  # instants before `to`
+    n_grid = count + 1
     n_marks = m_ts.shape[0]
+    cap = min(n_grid, n_book + n_marks + 1) + 1
+    rs = np.empty(cap, dtype=np.int64)
+    rv = np.empty(cap, dtype=np.float64)
+    nr = 0
     im = 0  # marks with ts < t
     jf = 0  # fills with ts < t
     g = 0
     while g < n_grid:
-        t = grid[g]
-        while im < n_marks and m_ts[im] < t:
-            im += 1
-        while jf < n_book and book_ts[jf] < t:
-            jf += 1
+        t = from_ms + g * step_ms if g < count else to_ms
+        im = _seek(m_ts, im, n_marks, t)
+        jf = _seek(book_ts, jf, n_book, t)
         held = 0.0
         if jf == 0:
             value = initial
@@ -230,12 +272,20 @@ def _equity_on_grid(
         until = book_ts[jf] if jf < n_book else _NEVER
         if held != 0.0 and im < n_marks and m_ts[im] < until:
             until = m_ts[im]
-        out[g] = value
-        g += 1
-        while g < n_grid and grid[g] <= until:
-            out[g] = value
-            g += 1
-    return out
+        # Equal bits continue the run (a zero may be -0.0: it starts its own).
+        if nr == 0 or value != rv[nr - 1] or value == 0.0:
+            rs[nr] = g
+            rv[nr] = value
+            nr += 1
+        g = _first_after(until, from_ms, to_ms, step_ms, count)
+    last = n_grid - 1
+    if rs[nr - 1] == last:
+        nr -= 1  # the last instant's own value is replaced by the final cash
+    if nr == 0 or final != rv[nr - 1] or final == 0.0:
+        rs[nr] = last
+        rv[nr] = final
+        nr += 1
+    return rs[:nr].copy(), rv[:nr].copy()
 
 
 @numba.njit(cache=True, nogil=True)
@@ -245,16 +295,20 @@ def run_kernel(
     s_px: F64,
     m_ts: I64,
     m_px: F64,
-    grid: I64,
+    from_ms: int,
+    to_ms: int,
+    step_ms: int,
     cfg: F64,
     mode: I64,
-) -> tuple[F64, I64, int, F64, float, int]:
-    """One backtest over signals and marks already cut to the run range.
+) -> tuple[F64, I64, int, I64, F64, float, int]:
+    """One backtest over signals and marks already cut to the run range ``[from, to)``.
 
+    ``step_ms`` is the equity grid's cadence (``grid_timestamps(from_ms, to_ms, step_ms)``).
     ``cfg`` = ``[initial, buy_rate, sell_rate, buy_fee_base, sell_fee_base, pct_lock (nan =
     none), percent_gain (nan = none)]``; ``mode`` = ``[position_side, multi_entry]``.
-    Returns ``(trade floats [n, 6], trade ints [n, 5], n_trades, equity on grid, final
-    cash, ignored signals)``; only the first ``n_trades`` trade rows are meaningful.
+    Returns ``(trade floats [n, 6], trade ints [n, 5], n_trades, equity run starts, equity
+    run values, final cash, ignored signals)``; only the first ``n_trades`` trade rows are
+    meaningful, and the runs are those of ``engine/equity_runs.EquityRuns``.
     """
     n_sig = s_ts.shape[0]
     n_marks = m_ts.shape[0]
@@ -311,21 +365,27 @@ def run_kernel(
             last_ts = m_ts[n_marks - 1]
             last_px = m_px[n_marks - 1]
         _close(st, si, last_ts, last_px, _REASON_END, fees_cfg, tf, ti, book_ts, book_f)
-    equity = _equity_on_grid(grid, book_ts, book_f, si[5], m_ts, m_px, initial)
-    equity[grid.shape[0] - 1] = st[0]
-    return tf, ti, si[4], equity, st[0], ignored
+    run_start, run_value = _equity_runs(
+        from_ms, to_ms, step_ms, book_ts, book_f, si[5], m_ts, m_px, initial, st[0]
+    )
+    return tf, ti, si[4], run_start, run_value, st[0], ignored
 
 
 def warm_up() -> None:
-    """Compile (or load from the cache) every kernel specialisation a run uses."""
-    from backtestd.engine.kernel_metrics import equity_stats
+    """Compile (or load from the cache) every kernel specialisation a run uses.
+
+    Those are :func:`run_kernel` (which compiles its helpers), the metrics of its runs, and
+    the full-grid metrics that tests and the readable formulas use.
+    """
+    from backtestd.engine.kernel_metrics import daily_equity_runs, equity_stats, run_stats
 
     ts = np.array([0, 1000], dtype=np.int64)
     px = np.array([10.0, 11.0])
-    grid = np.array([0, 1000, 2000], dtype=np.int64)
     cfg = np.array([100.0, 0.001, 0.001, 1.0, 0.0, np.nan, np.nan])
-    _, _, _, equity, _, _ = run_kernel(
-        ts, np.array([1, -1], dtype=np.int8), px, ts, px, grid, cfg,
+    _, _, _, start, value, _, _ = run_kernel(
+        ts, np.array([1, -1], dtype=np.int8), px, ts, px, 0, 2000, 1000, cfg,
         np.array([1, 0], dtype=np.int64),
     )  # fmt: skip
-    equity_stats(equity, grid, 86_400_000)
+    run_stats(start, value, 0, 2000, 1000, 86_400_000)
+    daily_equity_runs(start, value, 0, 2000, 1000, 86_400_000)
+    equity_stats(np.array([100.0, 100.0, 99.0]), np.array([0, 1000, 2000]), 86_400_000)

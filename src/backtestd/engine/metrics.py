@@ -5,7 +5,8 @@ rank every row, so each degenerate case has a defined value (a flat equity gives
 0.0, for example). The formulas and their edge cases are in ``docs/metrics.md``. Risk metrics
 use the equity marked to market on the regular grid, so a losing position that is still open
 counts: the drawdown on every grid point, Sharpe and Sortino on the daily equity sampled from
-it (annualised with sqrt(365), so the prepared cadence does not change them). Trade metrics use
+it (annualised with sqrt(365), so the prepared cadence does not change them). They are read
+from the equity's runs (``engine/equity_runs.py``), never from the expanded grid. Trade metrics use
 the closed round trips. :func:`compute_metrics` runs the compiled ``kernel_metrics``; the numpy
 functions here are the readable formulas it is tested against.
 """
@@ -18,7 +19,8 @@ import numpy as np
 import numpy.typing as npt
 
 from backtestd.domain.backtest_results import Metrics
-from backtestd.engine.kernel_metrics import daily_equity, equity_stats
+from backtestd.engine.equity_runs import EquityRuns
+from backtestd.engine.kernel_metrics import daily_equity, daily_equity_runs, run_stats
 from backtestd.engine.portfolio import PortfolioResult
 
 F64 = npt.NDArray[np.float64]
@@ -53,11 +55,25 @@ def simple_returns(equity: F64) -> F64:
     return out
 
 
-def daily_returns(equity: F64, grid_ts: npt.NDArray[np.int64]) -> F64:
-    """Simple returns of the equity sampled once a day from ``from`` (see ``docs/metrics.md``).
+def daily_returns(runs: EquityRuns) -> F64:
+    """Simple returns of the grid equity sampled once a day from ``from`` (``docs/metrics.md``),
+    read from its runs: the same bits as :func:`grid_daily_returns` of the expanded equity.
+
+    >>> runs = EquityRuns.encode(np.array([100.0, 1, 110, 1, 99, 1, 99]), 0, 3 * DAY_MS, DAY_MS // 2)
+    >>> daily_returns(runs).round(12).tolist()
+    [0.1, -0.1, 0.0]
+    """
+    start, value = runs.start, runs.value
+    return simple_returns(
+        daily_equity_runs(start, value, runs.from_ms, runs.to_ms, runs.step_ms, DAY_MS)
+    )
+
+
+def grid_daily_returns(equity: F64, grid_ts: npt.NDArray[np.int64]) -> F64:
+    """:func:`daily_returns` of an equity given at every instant of a sorted grid.
 
     >>> grid = np.arange(0, 3 * DAY_MS + 1, DAY_MS // 2, dtype=np.int64)
-    >>> daily_returns(np.array([100.0, 1, 110, 1, 99, 1, 99]), grid).round(12).tolist()
+    >>> grid_daily_returns(np.array([100.0, 1, 110, 1, 99, 1, 99]), grid).round(12).tolist()
     [0.1, -0.1, 0.0]
     """
     return simple_returns(daily_equity(equity, grid_ts, DAY_MS))
@@ -174,7 +190,10 @@ def compute_metrics(result: PortfolioResult) -> Metrics:
     """
     initial = result.config.initial_funding
     pnl_total = result.final_equity - initial
-    sharpe, sortino, dd_abs, dd_pct = equity_stats(result.equity, result.equity_ts, DAY_MS)
+    runs = result.equity_runs
+    sharpe, sortino, dd_abs, dd_pct = run_stats(
+        runs.start, runs.value, runs.from_ms, runs.to_ms, runs.step_ms, DAY_MS
+    )
     return Metrics(
         pnl_total=_finite(pnl_total),
         pnl_total_percent=_finite(pnl_total / initial * 100.0),

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.engine.equity_runs import EquityRuns
 from backtestd.engine.fills import (
     buy_base,
     buy_with_quote,
@@ -273,8 +274,7 @@ def simulate(
         to_ms=to_ms,
         grid_step_ms=grid_step_ms,
         trades=sim.trades(),
-        equity_ts=grid,
-        equity=equity,
+        equity_runs=EquityRuns.encode(equity, from_ms, to_ms, grid_step_ms),
         final_equity=sim.free,
         ignored_signals=sim.ignored,
     )

@@ -171,7 +171,7 @@ class _Shard:
             aborted=False,
             runtime_ms=_ms_since(started),
             daily_returns=tuple(
-                round(float(r), 15) for r in daily_returns(portfolio.equity, portfolio.equity_ts)
+                round(float(r), 15) for r in daily_returns(portfolio.equity_runs)
             ),
             curve=curve,
         )
