@@ -63,8 +63,10 @@ class EquityRuns:
 
     def expand(self) -> F64:
         """The equity at every grid instant (``np.repeat`` of the runs)."""
-        lengths = np.diff(np.append(self.start, np.int64(self.n_points)))
-        return np.repeat(self.value, lengths)
+        ends = np.empty(self.start.shape, dtype=np.int64)
+        ends[:-1] = self.start[1:]
+        ends[-1:] = self.n_points
+        return np.repeat(self.value, ends - self.start)
 
     @classmethod
     def encode(cls, equity: F64, from_ms: int, to_ms: int, step_ms: int) -> EquityRuns:

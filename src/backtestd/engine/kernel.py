@@ -205,7 +205,7 @@ def _seek(a: I64, i: int, n: int, t: int) -> int:
         if i >= n or a[i] >= t:
             return i
         i += 1
-    return i + np.searchsorted(a[i:n], t, side="left")
+    return i + int(np.searchsorted(a[i:n], t, side="left"))
 
 
 @numba.njit(cache=True, nogil=True)

@@ -59,8 +59,8 @@ def daily_returns(runs: EquityRuns) -> F64:
     """Simple returns of the grid equity sampled once a day from ``from`` (``docs/metrics.md``),
     read from its runs: the same bits as :func:`grid_daily_returns` of the expanded equity.
 
-    >>> runs = EquityRuns.encode(np.array([100.0, 1, 110, 1, 99, 1, 99]), 0, 3 * DAY_MS, DAY_MS // 2)
-    >>> daily_returns(runs).round(12).tolist()
+    >>> equity = np.array([100.0, 1, 110, 1, 99, 1, 99])
+    >>> daily_returns(EquityRuns.encode(equity, 0, 3 * DAY_MS, DAY_MS // 2)).round(12).tolist()
     [0.1, -0.1, 0.0]
     """
     start, value = runs.start, runs.value

@@ -44,6 +44,7 @@ from backtestd.engine.kernel import (
     T_SIDE,
     run_kernel,
 )
+
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 I8 = npt.NDArray[np.int8]

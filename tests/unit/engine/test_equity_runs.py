@@ -101,8 +101,10 @@ def runs_cases(draw: st.DrawFn) -> tuple[Arrays, dict[str, int], PortfolioConfig
 
 def _check_runs_shape(runs: EquityRuns) -> None:
     start = runs.start
-    assert start.dtype == np.int64 and runs.value.dtype == np.float64
-    assert start.shape == runs.value.shape and start.shape[0] >= 1
+    assert start.dtype == np.int64
+    assert runs.value.dtype == np.float64
+    assert start.shape == runs.value.shape
+    assert start.shape[0] >= 1
     assert start[0] == 0
     assert bool(np.all(np.diff(start) > 0))  # every run is shown by at least one instant
     assert start[-1] < runs.n_points
@@ -142,7 +144,8 @@ def test_metrics_and_daily_returns_from_runs_equal_those_from_the_expanded_grid(
     arrays, span, cfg = case
     got = simulate(**arrays, **span, config=cfg)
     ref = reference_portfolio.simulate(**arrays, **span, config=cfg)
-    assert _same_floats(daily_returns(got.equity_runs), grid_daily_returns(ref.equity, ref.equity_ts))
+    from_grid = grid_daily_returns(ref.equity, ref.equity_ts)
+    assert _same_floats(daily_returns(got.equity_runs), from_grid)
     m_runs, m_grid = compute_metrics(got), compute_metrics(ref)
     assert m_runs == m_grid
     for name in ("sharpe_ratio", "sortino_ratio", "max_drawdown", "max_drawdown_percent"):
@@ -157,8 +160,10 @@ def test_a_result_builds_its_full_grid_only_when_asked() -> None:
     )  # fmt: skip
     compute_metrics(r)
     daily_returns(r.equity_runs)
-    assert "equity" not in r.__dict__ and "equity_ts" not in r.__dict__
-    assert r.equity.shape == (11,) and r.equity is r.equity  # built once, then cached
+    assert "equity" not in r.__dict__
+    assert "equity_ts" not in r.__dict__
+    assert r.equity.shape == (11,)
+    assert r.equity is r.equity  # built once, then cached
     assert r.equity_ts.tolist() == grid_timestamps(0, 10_000, 1_000).tolist()
 
 
@@ -176,7 +181,8 @@ def test_a_value_replaced_before_any_grid_instant_is_not_in_the_drawdown() -> No
     assert r.final_equity == pytest.approx(112.5)  # 10 units sold at 12.5 less 10 %
     assert r.equity_runs.start.tolist() == [0, 1, 2]
     m = compute_metrics(r)
-    assert m.max_drawdown == 0.0 and m.max_drawdown_percent == 0.0
+    assert m.max_drawdown == 0.0
+    assert m.max_drawdown_percent == 0.0
     ref = reference_portfolio.simulate(
         np.array([100], dtype=np.int64), np.array([1], dtype=np.int8), np.array([10.0]),
         np.array([400, 900, 1_500], dtype=np.int64), np.array([1.0, 11.0, 12.5]),
@@ -209,9 +215,12 @@ def test_a_single_point_grid_is_one_run_of_the_final_cash(initial: float) -> Non
         5, 5, 1_000, cfg, kernel_mode(PortfolioConfig()),
     )  # fmt: skip
     runs = EquityRuns(start, value, 5, 5, 1_000)
-    assert grid_length(5, 5, 1_000) == 1 and grid_timestamps(5, 5, 1_000).tolist() == [5]
-    assert start.tolist() == [0] and value.tolist() == [initial] and final == initial
     grid = grid_timestamps(5, 5, 1_000)
+    assert grid_length(5, 5, 1_000) == 1
+    assert grid.tolist() == [5]
+    assert start.tolist() == [0]
+    assert value.tolist() == [initial]
+    assert final == initial
     full = equity_stats(runs.expand(), grid, DAY_MS)
     assert _same_floats(np.array(run_stats(start, value, 5, 5, 1_000, DAY_MS)), np.array(full))
     assert _same_floats(daily_returns(runs), grid_daily_returns(runs.expand(), grid))
