@@ -196,27 +196,30 @@ _NEVER = 9_223_372_036_854_775_807  # int64 max: no further event
 
 @numba.njit(cache=True, nogil=True)
 def _seek(a: I64, i: int, n: int, t: int) -> int:
-    """The first index at or after ``i`` whose timestamp is not before ``t``.
+    """The first index at or after ``i`` (and below ``n``) whose timestamp is not before ``t``.
 
-    A few steps are walked (an open position moves one mark per grid instant), then the rest
-    of the way is a binary search (a flat account jumps over every mark up to the next fill).
+    A galloping search: steps of 1, 2, 4, ... from ``i``, then halving. It costs the log of
+    the distance, in memory next to ``i``: a binary search over the rest of a million marks
+    missed the cache on most of its steps, and a walk costs the whole distance.
     """
-    for _ in range(8):
-        if i >= n or a[i] >= t:
-            return i
-        i += 1
-    return i + int(np.searchsorted(a[i:n], t, side="left"))
-
-
-@numba.njit(cache=True, nogil=True)
-def _first_after(x: int, from_ms: int, to_ms: int, step_ms: int, count: int) -> int:
-    """Grid index of the first instant strictly after ``x`` (``x >= from``), or the grid
-    length when there is none. Instants ``0 .. count-1`` are ``from + k*step``, ``count``
-    is ``to``."""
-    if x >= to_ms:
-        return count + 1
-    k = (x - from_ms) // step_ms + 1
-    return k if k < count else count
+    if i >= n or a[i] >= t:
+        return i
+    lo = i  # a[lo] < t
+    hi = i + 1
+    step = 1
+    while hi < n and a[hi] < t:
+        lo = hi
+        step *= 2
+        hi = lo + step
+    if hi > n:
+        hi = n
+    while hi - lo > 1:  # a[lo] < t, and hi == n or a[hi] >= t
+        mid = (lo + hi) >> 1
+        if a[mid] < t:
+            lo = mid
+        else:
+            hi = mid
+    return hi
 
 
 @numba.njit(cache=True, nogil=True)
@@ -235,57 +238,86 @@ def _equity_runs(
     """The grid equity as runs ``(start index, value)``; see ``engine/equity_runs.py``.
 
     The value at grid instant ``t`` is the account after the last fill strictly before it,
-    valued at the last observation (mark or fill; a fill wins a tie) strictly before it. It
-    only changes once the grid passes the next event that matters (the next fill; while a
-    position is open, also the next mark), so one value is computed per run and the next
-    run's index is computed from that event's time: a flat account costs nothing per grid
-    instant, and events between two instants only cost the last one's value. The last grid
-    instant (``to``) shows ``final`` (the cash after the end-of-run close); the value it
-    replaces is shown nowhere and is not a run.
+    valued at the last observation (mark or fill; a fill wins a tie) strictly before it. So it
+    changes only at the first instant after a fill and, while a position is open, after a mark
+    strictly later than the position's last fill. The loop visits those events in time order
+    and offers each one's value from the first instant after it: a later offer for the same
+    instant replaces the pending one (no instant showed it), an offer for a later instant
+    stores the pending run unless it has the bits of the run before it (a zero may be -0.0,
+    so it always starts a run). A flat account costs nothing per grid instant or mark. The
+    last instant (``to``) shows ``final``, the cash after the end-of-run close; the value it
+    replaces is not a run. (The step is written out twice, for fills and for marks, rather
+    than called: numba did not inline a cached helper returning a tuple, and the calls
+    tripled the time of a trial.)
     """
-    count = (to_ms - from_ms + step_ms - 1) // step_ms  # instants before `to`
-    n_grid = count + 1
+    count = (to_ms - from_ms + step_ms - 1) // step_ms  # instants before `to`; `to` is `count`
     n_marks = m_ts.shape[0]
-    cap = min(n_grid, n_book + n_marks + 1) + 1
+    cap = min(count + 1, n_book + n_marks + 1) + 1
     rs = np.empty(cap, dtype=np.int64)
     rv = np.empty(cap, dtype=np.float64)
     nr = 0
-    im = 0  # marks with ts < t
-    jf = 0  # fills with ts < t
-    g = 0
-    while g < n_grid:
-        t = from_ms + g * step_ms if g < count else to_ms
-        im = _seek(m_ts, im, n_marks, t)
-        jf = _seek(book_ts, jf, n_book, t)
-        held = 0.0
-        if jf == 0:
-            value = initial
-        else:
-            held = book_f[jf - 1, 2]
-            value = book_f[jf - 1, 1]
-            if held != 0.0:
-                if im > 0 and m_ts[im - 1] > book_ts[jf - 1]:
-                    price = m_px[im - 1]
+    pg, pv = 0, initial  # the pending run: from instant 0, the initial funding
+    g, tg = 0, from_ms  # the first instant after the last event, and its time on the
+    # arithmetic grid (from + count*step >= to stands for `to`: every event is before `to`)
+    last = np.nan  # the value of the last stored run
+    im = 0  # the first mark not yet visited
+    for j in range(n_book):
+        # A fill: the account changes, valued at the fill's own price.
+        x = book_ts[j]
+        cash = book_f[j, 1]
+        held = book_f[j, 2]
+        value = cash + held * book_f[j, 0] if held != 0.0 else cash
+        if tg <= x:
+            if x - tg < 8 * step_ms:
+                while tg <= x:
+                    g += 1
+                    tg += step_ms
+            else:
+                g = (x - from_ms) // step_ms + 1
+                tg = from_ms + g * step_ms
+        if g != pg:
+            if pv != last or pv == 0.0:
+                rs[nr] = pg
+                rv[nr] = pv
+                nr += 1
+                last = pv
+            pg = g
+        pv = value
+        if held == 0.0:
+            continue
+        # A position is open: each mark after the fill and before the next one re-values it.
+        lo = _seek(m_ts, im, n_marks, x + 1)  # a mark at the fill's millisecond loses the tie
+        im = _seek(m_ts, lo, n_marks, book_ts[j + 1]) if j + 1 < n_book else n_marks
+        for k in range(lo, im):  # a counted loop: numba's while loop was twice as slow here
+            x = m_ts[k]
+            value = cash + held * m_px[k]
+            if tg <= x:
+                if x - tg < 8 * step_ms:
+                    while tg <= x:
+                        g += 1
+                        tg += step_ms
                 else:
-                    price = book_f[jf - 1, 0]
-                value = value + held * price
-        until = book_ts[jf] if jf < n_book else _NEVER
-        if held != 0.0 and im < n_marks and m_ts[im] < until:
-            until = m_ts[im]
-        # Equal bits continue the run (a zero may be -0.0: it starts its own).
-        if nr == 0 or value != rv[nr - 1] or value == 0.0:
-            rs[nr] = g
-            rv[nr] = value
+                    g = (x - from_ms) // step_ms + 1
+                    tg = from_ms + g * step_ms
+            if g != pg:
+                if pv != last or pv == 0.0:
+                    rs[nr] = pg
+                    rv[nr] = pv
+                    nr += 1
+                    last = pv
+                pg = g
+            pv = value
+    if count != pg:  # the last instant shows the final cash
+        if pv != last or pv == 0.0:
+            rs[nr] = pg
+            rv[nr] = pv
             nr += 1
-        g = _first_after(until, from_ms, to_ms, step_ms, count)
-    last = n_grid - 1
-    if rs[nr - 1] == last:
-        nr -= 1  # the last instant's own value is replaced by the final cash
-    if nr == 0 or final != rv[nr - 1] or final == 0.0:
-        rs[nr] = last
+            last = pv
+    if final != last or final == 0.0:
+        rs[nr] = count
         rv[nr] = final
         nr += 1
-    return rs[:nr].copy(), rv[:nr].copy()
+    return rs[:nr], rv[:nr]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -334,10 +366,9 @@ def run_kernel(
     done = 0
     for i in range(n_sig):
         ts = s_ts[i]
-        # Marks at or before the signal's millisecond come first.
-        hi = done
-        while hi < n_marks and m_ts[hi] <= ts:
-            hi += 1
+        # Marks at or before the signal's millisecond come first (found by a search, not a
+        # walk: a flat position or no take-profit has nothing to do with the marks between).
+        hi = _seek(m_ts, done, n_marks, ts + 1)
         _take_profit(st, si, done, hi, m_ts, m_px, gain, fees_cfg, tf, ti, book_ts, book_f)
         done = hi
         side = int(s_side[i])
