@@ -4,7 +4,7 @@ The per-trial path of a sweep shard without the engine host: 2,592,000 one-secon
 (30 days, a seeded geometric random walk) are loaded once; for each of the 100 vectors of the
 grid fast 5..50 step 5 x slow 20..200 step 20 the crossover signals are computed in numpy
 (long only: buy when SMA(fast) crosses above SMA(slow), sell when it crosses below, at that
-second's price) and fed to ``run_kernel`` + ``run_stats`` (fee 0.1 %, equity grid 1 s), the
+second's price) and fed to ``run_kernel`` + ``daily_ratios`` (fee 0.1 %, equity grid 1 s), the
 same two calls ``simulate``/``compute_metrics`` make for ``execute``. Reported: the cold
 first call (JIT compile, or cache load), the kernel-only and the signals+kernel seconds for the
 100 vectors, and the peak RSS after 10 and after 100 vectors (it must stay flat).
@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backtestd.engine.kernel import run_kernel
-from backtestd.engine.kernel_metrics import run_stats
+from backtestd.engine.kernel_metrics import daily_ratios
 from backtestd.engine.metrics import DAY_MS
 from backtestd.engine.portfolio import PortfolioConfig, kernel_config, kernel_mode
 
@@ -89,8 +89,8 @@ def main() -> None:
 
     t0 = time.perf_counter()
     s = signals(close, ts, 10, 100)
-    _, _, _, start, value, _, _ = run_kernel(*s, ts, close, *span, cfg, mode)
-    run_stats(start, value, *span, DAY_MS)
+    out = run_kernel(*s, ts, close, *span, DAY_MS, cfg, mode)
+    daily_ratios(out[5])
     print(f"cold first trial (compile or cache load + run): {time.perf_counter() - t0:.3f} s")
 
     sig_s = kernel_s = 0.0
@@ -100,8 +100,10 @@ def main() -> None:
         t0 = time.perf_counter()
         s = signals(close, ts, fast, slow)
         t1 = time.perf_counter()
-        _, _, n, start, value, final, _ = run_kernel(*s, ts, close, *span, cfg, mode)
-        sharpe, _, _, dd_pct = run_stats(start, value, *span, DAY_MS)
+        _, _, n, _, _, daily, _, dd_pct, final, _ = run_kernel(
+            *s, ts, close, *span, DAY_MS, cfg, mode
+        )
+        sharpe, _ = daily_ratios(daily)
         t2 = time.perf_counter()
         sig_s += t1 - t0
         kernel_s += t2 - t1

@@ -1,10 +1,12 @@
 """The grid equity as runs: the grid index where each value starts, and the value.
 
 The equity on the metrics grid is a step function: it changes only at fills and, while a
-position is open, at marks. A 30-day run at ``1s`` has 2,592,000 grid instants but often a
-few thousand changes, so the kernel returns the changes and the metrics read those
-(``kernel_metrics.run_stats``). The full grid is built only when a caller asks for it
-(:meth:`EquityRuns.expand`), and it is then the same float bits the per-instant loop gave.
+position is open, at marks. A 30-day run at ``1s`` has 2,592,000 grid instants but a flat
+account changes only at its fills, so the kernel visits the changes, not the instants
+(``kernel.equity_pass``). A trial keeps only what its metrics need from that pass (the
+drawdown and the daily equity) and the account after each fill (:class:`EquityBook`); the
+runs (:meth:`EquityBook.runs`) and the full grid (:meth:`EquityRuns.expand`) are built only
+when a caller asks for them, and they are then the same float bits the per-instant loop gave.
 
 The grid is arithmetic (``from + k * step`` while before ``to``, then ``to``), so a grid
 index never needs the grid array: see :func:`backtestd.engine.mark_to_market.grid_timestamps`.
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.engine.kernel import equity_pass
 from backtestd.engine.mark_to_market import grid_timestamps
 
 I64 = npt.NDArray[np.int64]
@@ -83,3 +86,28 @@ class EquityRuns:
             [np.zeros(1, dtype=np.int64), np.flatnonzero(bits[1:] != bits[:-1]) + 1]
         ).astype(np.int64)
         return cls(start, np.asarray(equity[start], dtype=np.float64), from_ms, to_ms, step_ms)
+
+
+@dataclass(frozen=True)
+class EquityBook:
+    """What the grid equity of a run is made of: the account after each fill (``ts``, and
+    ``[fill price, account value, signed units]`` rows), the run's marks, the initial funding
+    and the final cash. ``m_ts``/``m_px`` are the shared marks of the range, not a copy."""
+
+    ts: I64
+    rows: F64
+    m_ts: I64
+    m_px: F64
+    initial: float
+    final: float
+    from_ms: int
+    to_ms: int
+    step_ms: int
+
+    def runs(self) -> EquityRuns:
+        """The runs of the grid equity (the kernel's pass again, storing them this time)."""
+        start, value, _, _, _ = equity_pass(
+            self.from_ms, self.to_ms, self.step_ms, 86_400_000, self.ts, self.rows,
+            self.ts.shape[0], self.m_ts, self.m_px, self.initial, self.final, True,
+        )  # fmt: skip
+        return EquityRuns(start, value, self.from_ms, self.to_ms, self.step_ms)

@@ -14,6 +14,8 @@ worker start when the cache is cold).
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 import numpy.typing as npt
@@ -223,10 +225,11 @@ def _seek(a: I64, i: int, n: int, t: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def _equity_runs(
+def equity_pass(
     from_ms: int,
     to_ms: int,
     step_ms: int,
+    day_ms: int,
     book_ts: I64,
     book_f: F64,
     n_book: int,
@@ -234,8 +237,10 @@ def _equity_runs(
     m_px: F64,
     initial: float,
     final: float,
-) -> tuple[I64, F64]:
-    """The grid equity as runs ``(start index, value)``; see ``engine/equity_runs.py``.
+    store: bool,
+) -> tuple[I64, F64, F64, float, float]:
+    """The grid equity of a run, visited as runs: ``(run starts, run values, daily equity,
+    max drawdown, max drawdown percent)``; the runs are stored only when ``store`` is set.
 
     The value at grid instant ``t`` is the account after the last fill strictly before it,
     valued at the last observation (mark or fill; a fill wins a tie) strictly before it. So it
@@ -243,30 +248,61 @@ def _equity_runs(
     strictly later than the position's last fill. The loop visits those events in time order
     and offers each one's value from the first instant after it: a later offer for the same
     instant replaces the pending one (no instant showed it), an offer for a later instant
-    stores the pending run unless it has the bits of the run before it (a zero may be -0.0,
-    so it always starts a run). A flat account costs nothing per grid instant or mark. The
-    last instant (``to``) shows ``final``, the cash after the end-of-run close; the value it
-    replaces is not a run. (The step is written out twice, for fills and for marks, rather
-    than called: numba did not inline a cached helper returning a tuple, and the calls
-    tripled the time of a trial.)
+    closes the pending run. A closed run feeds the drawdown (``kernel_metrics._drawdown``'s
+    loop), the daily samples at the indices it covers (``kernel_metrics.daily_equity``), and,
+    when stored, the run list (merged with the run before when the bits are equal; a zero
+    may be -0.0 and always starts a run). The last instant (``to``) shows ``final``, the cash
+    after the end-of-run close; the value it replaces is no run. A flat account costs nothing
+    per grid instant or mark, and a trial stores nothing per mark: the drawdown and the daily
+    equity are all its metrics need (``engine/equity_runs.py``).
     """
     count = (to_ms - from_ms + step_ms - 1) // step_ms  # instants before `to`; `to` is `count`
     n_marks = m_ts.shape[0]
-    cap = min(count + 1, n_book + n_marks + 1) + 1
+    cap = min(count + 1, n_book + n_marks + 1) + 1 if store else 0
     rs = np.empty(cap, dtype=np.int64)
     rv = np.empty(cap, dtype=np.float64)
     nr = 0
+    last = np.nan  # the value of the last stored run
+    days = (to_ms - from_ms + day_ms - 1) // day_ms
+    daily = np.empty(days + 1, dtype=np.float64)
+    daily[0] = initial if count > 0 else final
+    nd = 1  # the next day boundary to sample, at grid index jd
+    jd = day_ms // step_ms
+    peak = -np.inf
+    fall_max = 0.0
+    pct_max = 0.0
+    prev = np.nan
     pg, pv = 0, initial  # the pending run: from instant 0, the initial funding
     g, tg = 0, from_ms  # the first instant after the last event, and its time on the
     # arithmetic grid (from + count*step >= to stands for `to`: every event is before `to`)
-    last = np.nan  # the value of the last stored run
-    im = 0  # the first mark not yet visited
-    for j in range(n_book):
-        # A fill: the account changes, valued at the fill's own price.
-        x = book_ts[j]
-        cash = book_f[j, 1]
-        held = book_f[j, 2]
-        value = cash + held * book_f[j, 0] if held != 0.0 else cash
+    cash, held = initial, 0.0
+    j = 0  # the next fill
+    k, k_end = 0, 0  # the marks of the open position still to visit
+    phase = 0  # 0: fills and marks, 1: the final cash offered, 2: the last run closed
+    while True:
+        if k < k_end:
+            x = m_ts[k]
+            value = cash + held * m_px[k]
+            k += 1
+        elif j < n_book:
+            x = book_ts[j]
+            cash = book_f[j, 1]
+            held = book_f[j, 2]
+            value = cash + held * book_f[j, 0] if held != 0.0 else cash
+            j += 1
+            if held != 0.0:
+                k = _seek(m_ts, k, n_marks, x + 1)  # a mark at the fill's ms loses the tie
+                k_end = _seek(m_ts, k, n_marks, book_ts[j]) if j < n_book else n_marks
+        elif phase == 0:
+            phase = 1
+            x = tg - 1  # no move: the final cash is offered at `to`
+            g = count
+            value = final
+        else:
+            phase = 2
+            x = tg - 1
+            g = count + 1
+            value = 0.0
         if tg <= x:
             if x - tg < 8 * step_ms:
                 while tg <= x:
@@ -275,49 +311,39 @@ def _equity_runs(
             else:
                 g = (x - from_ms) // step_ms + 1
                 tg = from_ms + g * step_ms
-        if g != pg:
-            if pv != last or pv == 0.0:
+        if g != pg:  # the pending run holds the instants pg .. g-1
+            while nd < days and jd < g:
+                daily[nd] = pv
+                nd += 1
+                jd = (nd * day_ms) // step_ms
+            if pv != prev:  # the same value again: the same fall, no new maximum
+                prev = pv
+                if pv > peak:
+                    peak = pv
+                else:
+                    fall = peak - pv
+                    if fall > fall_max:
+                        fall_max = fall
+                    if peak > 0.0:
+                        pct = fall / peak
+                        if pct > pct_max:
+                            pct_max = pct
+            if store and (pv != last or pv == 0.0):
                 rs[nr] = pg
                 rv[nr] = pv
                 nr += 1
                 last = pv
             pg = g
         pv = value
-        if held == 0.0:
-            continue
-        # A position is open: each mark after the fill and before the next one re-values it.
-        lo = _seek(m_ts, im, n_marks, x + 1)  # a mark at the fill's millisecond loses the tie
-        im = _seek(m_ts, lo, n_marks, book_ts[j + 1]) if j + 1 < n_book else n_marks
-        for k in range(lo, im):  # a counted loop: numba's while loop was twice as slow here
-            x = m_ts[k]
-            value = cash + held * m_px[k]
-            if tg <= x:
-                if x - tg < 8 * step_ms:
-                    while tg <= x:
-                        g += 1
-                        tg += step_ms
-                else:
-                    g = (x - from_ms) // step_ms + 1
-                    tg = from_ms + g * step_ms
-            if g != pg:
-                if pv != last or pv == 0.0:
-                    rs[nr] = pg
-                    rv[nr] = pv
-                    nr += 1
-                    last = pv
-                pg = g
-            pv = value
-    if count != pg:  # the last instant shows the final cash
-        if pv != last or pv == 0.0:
-            rs[nr] = pg
-            rv[nr] = pv
-            nr += 1
-            last = pv
-    if final != last or final == 0.0:
-        rs[nr] = count
-        rv[nr] = final
-        nr += 1
-    return rs[:nr], rv[:nr]
+        if phase == 2:
+            break
+    daily[days] = final
+    if not math.isfinite(fall_max):
+        fall_max = 0.0
+    pct_max = pct_max * 100.0
+    if not math.isfinite(pct_max):
+        pct_max = 0.0
+    return rs[:nr], rv[:nr], daily, fall_max, pct_max
 
 
 @numba.njit(cache=True, nogil=True)
@@ -330,17 +356,20 @@ def run_kernel(
     from_ms: int,
     to_ms: int,
     step_ms: int,
+    day_ms: int,
     cfg: F64,
     mode: I64,
-) -> tuple[F64, I64, int, I64, F64, float, int]:
+) -> tuple[F64, I64, int, I64, F64, F64, float, float, float, int]:
     """One backtest over signals and marks already cut to the run range ``[from, to)``.
 
-    ``step_ms`` is the equity grid's cadence (``grid_timestamps(from_ms, to_ms, step_ms)``).
-    ``cfg`` = ``[initial, buy_rate, sell_rate, buy_fee_base, sell_fee_base, pct_lock (nan =
-    none), percent_gain (nan = none)]``; ``mode`` = ``[position_side, multi_entry]``.
-    Returns ``(trade floats [n, 6], trade ints [n, 5], n_trades, equity run starts, equity
-    run values, final cash, ignored signals)``; only the first ``n_trades`` trade rows are
-    meaningful, and the runs are those of ``engine/equity_runs.EquityRuns``.
+    ``step_ms`` is the equity grid's cadence (``grid_timestamps(from_ms, to_ms, step_ms)``),
+    ``day_ms`` the daily sampling's day. ``cfg`` = ``[initial, buy_rate, sell_rate,
+    buy_fee_base, sell_fee_base, pct_lock (nan = none), percent_gain (nan = none)]``;
+    ``mode`` = ``[position_side, multi_entry]``. Returns ``(trade floats [n, 6], trade ints
+    [n, 5], n_trades, book timestamps, book [fill price, account value, signed units],
+    daily equity, max drawdown, max drawdown percent, final cash, ignored signals)``; only
+    the first ``n_trades`` trade rows are meaningful. The book (the account after each fill)
+    and the marks are what :func:`equity_pass` needs to give the grid equity's runs again.
     """
     n_sig = s_ts.shape[0]
     n_marks = m_ts.shape[0]
@@ -396,27 +425,33 @@ def run_kernel(
             last_ts = m_ts[n_marks - 1]
             last_px = m_px[n_marks - 1]
         _close(st, si, last_ts, last_px, _REASON_END, fees_cfg, tf, ti, book_ts, book_f)
-    run_start, run_value = _equity_runs(
-        from_ms, to_ms, step_ms, book_ts, book_f, si[5], m_ts, m_px, initial, st[0]
-    )
-    return tf, ti, si[4], run_start, run_value, st[0], ignored
+    n_book = si[5]
+    _, _, daily, dd, dd_pct = equity_pass(
+        from_ms, to_ms, step_ms, day_ms, book_ts, book_f, n_book, m_ts, m_px, initial, st[0],
+        False,
+    )  # fmt: skip
+    return tf, ti, si[4], book_ts[:n_book], book_f[:n_book], daily, dd, dd_pct, st[0], ignored
 
 
 def warm_up() -> None:
     """Compile (or load from the cache) every kernel specialisation a run uses.
 
-    Those are :func:`run_kernel` (which compiles its helpers), the metrics of its runs, and
-    the full-grid metrics that tests and the readable formulas use.
+    Those are :func:`run_kernel` (which compiles its helpers), :func:`equity_pass` storing
+    the runs (a full-grid equity asked for), the daily ratios, and the metrics of runs and of
+    a full grid that tests and the readable formulas use.
     """
-    from backtestd.engine.kernel_metrics import daily_equity_runs, equity_stats, run_stats
+    from backtestd.engine.kernel_metrics import daily_ratios, equity_stats, run_stats
 
     ts = np.array([0, 1000], dtype=np.int64)
     px = np.array([10.0, 11.0])
     cfg = np.array([100.0, 0.001, 0.001, 1.0, 0.0, np.nan, np.nan])
-    _, _, _, start, value, _, _ = run_kernel(
-        ts, np.array([1, -1], dtype=np.int8), px, ts, px, 0, 2000, 1000, cfg,
+    _, _, _, book_ts, book_f, daily, _, _, final, _ = run_kernel(
+        ts, np.array([1, -1], dtype=np.int8), px, ts, px, 0, 2000, 1000, 86_400_000, cfg,
         np.array([1, 0], dtype=np.int64),
     )  # fmt: skip
+    daily_ratios(daily)
+    start, value, _, _, _ = equity_pass(
+        0, 2000, 1000, 86_400_000, book_ts, book_f, book_ts.shape[0], ts, px, 100.0, final, True
+    )
     run_stats(start, value, 0, 2000, 1000, 86_400_000)
-    daily_equity_runs(start, value, 0, 2000, 1000, 86_400_000)
     equity_stats(np.array([100.0, 100.0, 99.0]), np.array([0, 1000, 2000]), 86_400_000)

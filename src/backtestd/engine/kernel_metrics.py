@@ -79,6 +79,12 @@ def _ratios(daily: F64) -> tuple[float, float]:
 
 
 @numba.njit(cache=True, nogil=True)
+def daily_ratios(daily: F64) -> tuple[float, float]:
+    """``(sharpe, sortino)`` of a daily equity (:func:`daily_equity`)."""
+    return _ratios(daily)
+
+
+@numba.njit(cache=True, nogil=True)
 def _drawdown(equity: F64) -> tuple[float, float]:
     """``(max drawdown, max drawdown percent)`` of a sequence of equity values.
 

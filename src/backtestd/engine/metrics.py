@@ -5,8 +5,9 @@ rank every row, so each degenerate case has a defined value (a flat equity gives
 0.0, for example). The formulas and their edge cases are in ``docs/metrics.md``. Risk metrics
 use the equity marked to market on the regular grid, so a losing position that is still open
 counts: the drawdown on every grid point, Sharpe and Sortino on the daily equity sampled from
-it (annualised with sqrt(365), so the prepared cadence does not change them). They are read
-from the equity's runs (``engine/equity_runs.py``), never from the expanded grid. Trade metrics use
+it (annualised with sqrt(365), so the prepared cadence does not change them). The kernel
+reads both in its one pass over the equity's changes (``engine/equity_runs.py``); the full
+grid is never built for them. Trade metrics use
 the closed round trips. :func:`compute_metrics` runs the compiled ``kernel_metrics``; the numpy
 functions here are the readable formulas it is tested against.
 """
@@ -19,8 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backtestd.domain.backtest_results import Metrics
-from backtestd.engine.equity_runs import EquityRuns
-from backtestd.engine.kernel_metrics import daily_equity, daily_equity_runs, run_stats
+from backtestd.engine.kernel_metrics import daily_equity, daily_ratios
 from backtestd.engine.portfolio import PortfolioResult
 
 F64 = npt.NDArray[np.float64]
@@ -55,18 +55,21 @@ def simple_returns(equity: F64) -> F64:
     return out
 
 
-def daily_returns(runs: EquityRuns) -> F64:
-    """Simple returns of the grid equity sampled once a day from ``from`` (``docs/metrics.md``),
-    read from its runs: the same bits as :func:`grid_daily_returns` of the expanded equity.
+def daily_returns(result: PortfolioResult) -> F64:
+    """Simple returns of a run's grid equity sampled once a day from ``from``
+    (``docs/metrics.md``): the same bits as :func:`grid_daily_returns` of ``result.equity``,
+    from the daily equity the kernel sampled in its pass.
 
-    >>> equity = np.array([100.0, 1, 110, 1, 99, 1, 99])
-    >>> daily_returns(EquityRuns.encode(equity, 0, 3 * DAY_MS, DAY_MS // 2)).round(12).tolist()
-    [0.1, -0.1, 0.0]
+    >>> from backtestd.engine.portfolio import simulate
+    >>> ts = np.array([0, DAY_MS, 2 * DAY_MS], dtype=np.int64)
+    >>> r = simulate(
+    ...     ts[:2], np.array([1, -1], dtype=np.int8), np.array([10.0, 11.0]),
+    ...     ts, np.array([10.0, 11.0, 12.0]), from_ms=0, to_ms=3 * DAY_MS, grid_step_ms=DAY_MS,
+    ... )
+    >>> daily_returns(r).round(4).tolist()
+    [-0.001, 0.0989, 0.0]
     """
-    start, value = runs.start, runs.value
-    return simple_returns(
-        daily_equity_runs(start, value, runs.from_ms, runs.to_ms, runs.step_ms, DAY_MS)
-    )
+    return simple_returns(result.daily_equity)
 
 
 def grid_daily_returns(equity: F64, grid_ts: npt.NDArray[np.int64]) -> F64:
@@ -190,10 +193,7 @@ def compute_metrics(result: PortfolioResult) -> Metrics:
     """
     initial = result.config.initial_funding
     pnl_total = result.final_equity - initial
-    runs = result.equity_runs
-    sharpe, sortino, dd_abs, dd_pct = run_stats(
-        runs.start, runs.value, runs.from_ms, runs.to_ms, runs.step_ms, DAY_MS
-    )
+    sharpe, sortino = daily_ratios(result.daily_equity)
     return Metrics(
         pnl_total=_finite(pnl_total),
         pnl_total_percent=_finite(pnl_total / initial * 100.0),
@@ -202,8 +202,8 @@ def compute_metrics(result: PortfolioResult) -> Metrics:
         sharpe_ratio=sharpe,
         sortino_ratio=sortino,
         cagr=cagr(initial, result.final_equity, result.to_ms - result.from_ms),
-        max_drawdown=dd_abs,
-        max_drawdown_percent=dd_pct,
+        max_drawdown=result.max_drawdown,
+        max_drawdown_percent=result.max_drawdown_percent,
     )
 
 

@@ -28,7 +28,7 @@ from backtestd.domain.backtests import (
     DEFAULT_INITIAL_FUNDING,
     check_base_settings,
 )
-from backtestd.engine.equity_runs import EquityRuns
+from backtestd.engine.equity_runs import EquityBook, EquityRuns
 from backtestd.engine.fills import FeeLeg, fee_in_base
 from backtestd.engine.kernel import (
     T_ENTRIES,
@@ -51,6 +51,7 @@ I8 = npt.NDArray[np.int8]
 
 BUY = 1
 SELL = -1
+DAY_MS = 86_400_000  # the daily sampling of Sharpe and Sortino (``engine.metrics.DAY_MS``)
 
 
 class ExecutionMode(enum.StrEnum):
@@ -144,11 +145,12 @@ class Trades:
 class PortfolioResult:
     """Outcome of :func:`simulate`.
 
-    ``equity_runs`` is the equity marked to market on the regular grid that the metrics use,
-    as runs (``engine/equity_runs.py``); ``equity_ts``/``equity`` are that grid and the equity
-    at each of its instants, built on first use (a sweep trial never needs them: its metrics
-    and daily returns read the runs). The first point is ``from_ms`` with the initial funding
-    and the last point is ``to_ms`` with ``final_equity``.
+    The metrics use the equity marked to market on the regular grid. ``daily_equity``,
+    ``max_drawdown`` and ``max_drawdown_percent`` are read from it by the kernel's one pass
+    (``docs/metrics.md``). ``equity_runs`` (its runs, ``engine/equity_runs.py``) and
+    ``equity_ts``/``equity`` (the grid and the equity at each instant) are built from
+    ``equity_book`` on first use: a sweep trial never needs them. The first point is
+    ``from_ms`` with the initial funding and the last point is ``to_ms`` with ``final_equity``.
     """
 
     config: PortfolioConfig
@@ -156,9 +158,17 @@ class PortfolioResult:
     to_ms: int
     grid_step_ms: int
     trades: Trades
-    equity_runs: EquityRuns
+    equity_book: EquityBook
+    daily_equity: F64
+    max_drawdown: float
+    max_drawdown_percent: float
     final_equity: float
     ignored_signals: int
+
+    @cached_property
+    def equity_runs(self) -> EquityRuns:
+        """The grid equity as runs."""
+        return self.equity_book.runs()
 
     @cached_property
     def equity_ts(self) -> I64:
@@ -317,7 +327,7 @@ def simulate_marks(
     _validate_signals(sig_ts, sig_side, sig_price)
     sigs = _in_range(sig_ts, marks.from_ms, marks.to_ms)
     s_ts = np.asarray(sig_ts[sigs], dtype=np.int64)
-    tf, ti, n, run_start, run_value, final_cash, ignored = run_kernel(
+    tf, ti, n, book_ts, book_f, daily, dd, dd_pct, final_cash, ignored = run_kernel(
         np.ascontiguousarray(s_ts),
         np.ascontiguousarray(sig_side[sigs], dtype=np.int8),
         np.ascontiguousarray(sig_price[sigs], dtype=np.float64),
@@ -326,6 +336,7 @@ def simulate_marks(
         marks.from_ms,
         marks.to_ms,
         marks.grid_step_ms,
+        DAY_MS,
         kernel_config(cfg),
         kernel_mode(cfg),
     )
@@ -348,9 +359,20 @@ def simulate_marks(
         to_ms=marks.to_ms,
         grid_step_ms=marks.grid_step_ms,
         trades=trades,
-        equity_runs=EquityRuns(
-            run_start, run_value, marks.from_ms, marks.to_ms, marks.grid_step_ms
-        ),
+        equity_book=EquityBook(
+            book_ts,
+            book_f,
+            marks.m_ts,
+            marks.m_px,
+            cfg.initial_funding,
+            float(final_cash),
+            marks.from_ms,
+            marks.to_ms,
+            marks.grid_step_ms,
+        ),  # fmt: skip
+        daily_equity=daily,
+        max_drawdown=float(dd),
+        max_drawdown_percent=float(dd_pct),
         final_equity=float(final_cash),
         ignored_signals=int(ignored),
     )

@@ -17,8 +17,8 @@ from tests.unit.engine import reference_portfolio
 
 from backtestd.engine.equity_runs import EquityRuns, grid_length
 from backtestd.engine.fills import FeeLeg
-from backtestd.engine.kernel import run_kernel
-from backtestd.engine.kernel_metrics import equity_stats, run_stats
+from backtestd.engine.kernel import equity_pass, run_kernel
+from backtestd.engine.kernel_metrics import daily_equity, daily_equity_runs, equity_stats, run_stats
 from backtestd.engine.mark_to_market import grid_timestamps
 from backtestd.engine.metrics import DAY_MS, compute_metrics, daily_returns, grid_daily_returns
 from backtestd.engine.portfolio import (
@@ -117,8 +117,21 @@ def _check_against_full_grid(got: PortfolioResult, ref: PortfolioResult, day_ms:
     assert _same_floats(runs.expand(), ref.equity)
     assert _same_floats(got.equity, ref.equity)
     full = equity_stats(ref.equity, ref.equity_ts, day_ms)
-    from_runs = run_stats(runs.start, runs.value, runs.from_ms, runs.to_ms, runs.step_ms, day_ms)
+    span = (runs.from_ms, runs.to_ms, runs.step_ms)
+    from_runs = run_stats(runs.start, runs.value, *span, day_ms)
     assert _same_floats(np.array(from_runs), np.array(full))
+    assert _same_floats(
+        daily_equity_runs(runs.start, runs.value, *span, day_ms),
+        daily_equity(ref.equity, ref.equity_ts, day_ms),
+    )
+    # The kernel's pass without storing the runs: the same drawdown and daily equity.
+    book = got.equity_book
+    _, _, daily, dd, dd_pct = equity_pass(
+        *span, day_ms, book.ts, book.rows, book.ts.shape[0], book.m_ts, book.m_px,
+        book.initial, book.final, False,
+    )  # fmt: skip
+    assert _same_floats(daily, daily_equity(ref.equity, ref.equity_ts, day_ms))
+    assert _same_floats(np.array([dd, dd_pct]), np.array(full[2:]))
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -145,7 +158,8 @@ def test_metrics_and_daily_returns_from_runs_equal_those_from_the_expanded_grid(
     got = simulate(**arrays, **span, config=cfg)
     ref = reference_portfolio.simulate(**arrays, **span, config=cfg)
     from_grid = grid_daily_returns(ref.equity, ref.equity_ts)
-    assert _same_floats(daily_returns(got.equity_runs), from_grid)
+    assert _same_floats(daily_returns(got), from_grid)
+    assert _same_floats(got.daily_equity, daily_equity(ref.equity, ref.equity_ts, DAY_MS))
     m_runs, m_grid = compute_metrics(got), compute_metrics(ref)
     assert m_runs == m_grid
     for name in ("sharpe_ratio", "sortino_ratio", "max_drawdown", "max_drawdown_percent"):
@@ -159,9 +173,10 @@ def test_a_result_builds_its_full_grid_only_when_asked() -> None:
         ts, np.linspace(10.0, 12.0, 10), from_ms=0, to_ms=10_000, grid_step_ms=1_000,
     )  # fmt: skip
     compute_metrics(r)
-    daily_returns(r.equity_runs)
+    daily_returns(r)
     assert "equity" not in r.__dict__
     assert "equity_ts" not in r.__dict__
+    assert "equity_runs" not in r.__dict__
     assert r.equity.shape == (11,)
     assert r.equity is r.equity  # built once, then cached
     assert r.equity_ts.tolist() == grid_timestamps(0, 10_000, 1_000).tolist()
@@ -201,7 +216,7 @@ def test_a_flat_month_at_one_second_is_one_run() -> None:
     )  # fmt: skip
     assert r.equity_runs.start.tolist() == [0]
     assert r.equity_runs.n_points == 2_592_001
-    assert daily_returns(r.equity_runs).tolist() == [0.0] * days
+    assert daily_returns(r).tolist() == [0.0] * days
 
 
 @pytest.mark.parametrize("initial", [100.0, 7.5])
@@ -210,10 +225,13 @@ def test_a_single_point_grid_is_one_run_of_the_final_cash(initial: float) -> Non
     that shows the final cash; its metrics are those of the one-point array."""
     cfg = kernel_config(PortfolioConfig(initial_funding=initial))
     empty_ts, empty_px = np.zeros(0, dtype=np.int64), np.zeros(0)
-    *_, start, value, final, _ = run_kernel(
+    _, _, _, book_ts, book_f, daily, dd, dd_pct, final, _ = run_kernel(
         empty_ts, np.zeros(0, dtype=np.int8), empty_px, empty_ts, empty_px,
-        5, 5, 1_000, cfg, kernel_mode(PortfolioConfig()),
+        5, 5, 1_000, DAY_MS, cfg, kernel_mode(PortfolioConfig()),
     )  # fmt: skip
+    start, value, _, _, _ = equity_pass(
+        5, 5, 1_000, DAY_MS, book_ts, book_f, 0, empty_ts, empty_px, initial, final, True
+    )
     runs = EquityRuns(start, value, 5, 5, 1_000)
     grid = grid_timestamps(5, 5, 1_000)
     assert grid_length(5, 5, 1_000) == 1
@@ -223,7 +241,8 @@ def test_a_single_point_grid_is_one_run_of_the_final_cash(initial: float) -> Non
     assert final == initial
     full = equity_stats(runs.expand(), grid, DAY_MS)
     assert _same_floats(np.array(run_stats(start, value, 5, 5, 1_000, DAY_MS)), np.array(full))
-    assert _same_floats(daily_returns(runs), grid_daily_returns(runs.expand(), grid))
+    assert _same_floats(daily, daily_equity(runs.expand(), grid, DAY_MS))
+    assert _same_floats(np.array([dd, dd_pct]), np.array(full[2:]))
 
 
 @settings(max_examples=200, deadline=None)
