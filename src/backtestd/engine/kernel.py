@@ -224,8 +224,10 @@ def _seek(a: I64, i: int, n: int, t: int) -> int:
     return hi
 
 
+# One loop with every step written out, on purpose: with the grid step and the drawdown step
+# as helpers (even numba's inline="always") a 30-day 1 s trial took about 1 ms more.
 @numba.njit(cache=True, nogil=True)
-def equity_pass(
+def equity_pass(  # noqa: C901
     from_ms: int,
     to_ms: int,
     step_ms: int,

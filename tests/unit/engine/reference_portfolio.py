@@ -274,7 +274,7 @@ def simulate(
     _, _, dd, dd_pct = equity_stats(equity, grid, DAY_MS)
     book = EquityBook(
         np.asarray(sim.book.ts, dtype=np.int64),
-        np.array([sim.book.price, sim.book.cash, sim.book.units], dtype=np.float64).T.reshape(-1, 3),
+        np.array([sim.book.price, sim.book.cash, sim.book.units]).T.reshape(-1, 3),
         m_ts, m_px, cfg.initial_funding, sim.free, from_ms, to_ms, grid_step_ms,
     )  # fmt: skip
     result = PortfolioResult(
