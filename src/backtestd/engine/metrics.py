@@ -7,9 +7,9 @@ use the equity marked to market on the regular grid, so a losing position that i
 counts: the drawdown on every grid point, Sharpe and Sortino on the daily equity sampled from
 it (annualised with sqrt(365), so the prepared cadence does not change them). The kernel
 reads both in its one pass over the equity's changes (``engine/equity_runs.py``); the full
-grid is never built for them. Trade metrics use
-the closed round trips. :func:`compute_metrics` runs the compiled ``kernel_metrics``; the numpy
-functions here are the readable formulas it is tested against.
+grid is never built for them. Trade metrics use the closed round trips.
+:func:`compute_metrics` runs the compiled ``kernel_metrics``; the numpy functions here are the
+readable formulas it is tested against.
 """
 
 from __future__ import annotations
@@ -21,11 +21,10 @@ import numpy.typing as npt
 
 from backtestd.domain.backtest_results import Metrics
 from backtestd.engine.kernel_metrics import daily_equity, daily_ratios
-from backtestd.engine.portfolio import PortfolioResult
+from backtestd.engine.portfolio import DAY_MS, PortfolioResult
 
 F64 = npt.NDArray[np.float64]
 
-DAY_MS = 86_400_000
 YEAR_DAYS = 365
 # Below this per-period dispersion the returns count as constant (Sharpe/Sortino -> 0.0).
 ZERO_DISPERSION = 1e-12

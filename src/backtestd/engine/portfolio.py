@@ -51,7 +51,7 @@ I8 = npt.NDArray[np.int8]
 
 BUY = 1
 SELL = -1
-DAY_MS = 86_400_000  # the daily sampling of Sharpe and Sortino (``engine.metrics.DAY_MS``)
+DAY_MS = 86_400_000  # the day of the daily equity that Sharpe and Sortino use
 
 
 class ExecutionMode(enum.StrEnum):
