@@ -1,10 +1,12 @@
-"""The run-encoded grid equity against the full grid it replaced, bit for bit.
+"""The grid equity read from its changes against the full grid it replaced, bit for bit.
 
-The kernel returns the equity as runs and the trial metrics read the runs. The oracle is
+The kernel's pass over the equity's changes (``kernel.equity_pass``) gives a trial its
+drawdown and daily equity, and the runs when asked. The oracle is
 ``reference_portfolio.simulate``, which computes the equity at every grid instant with the
 vectorised valuation of ``mark_to_market`` (the kernel's full-grid equity was held to it bit
 for bit before it became runs). Expanding the runs must give exactly that array, and every
-metric and daily return read from the runs must be the same float as the one read from it.
+metric and daily return read from the pass or from the runs must be the same float as the one
+read from that array.
 """
 
 from __future__ import annotations
