@@ -267,7 +267,7 @@ def equity_pass(  # noqa: C901
     last = np.nan  # the value of the last stored run
     days = (to_ms - from_ms + day_ms - 1) // day_ms
     daily = np.empty(days + 1, dtype=np.float64)
-    daily[0] = initial if count > 0 else final
+    daily[0] = initial  # the value at `from` (a one-instant grid: `from` is `to`, set below)
     nd = 1  # the next day boundary to sample, at grid index jd
     jd = day_ms // step_ms
     peak = -np.inf
