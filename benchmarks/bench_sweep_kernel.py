@@ -4,7 +4,7 @@ The per-trial path of a sweep shard without the engine host: 2,592,000 one-secon
 (30 days, a seeded geometric random walk) are loaded once; for each of the 100 vectors of the
 grid fast 5..50 step 5 x slow 20..200 step 20 the crossover signals are computed in numpy
 (long only: buy when SMA(fast) crosses above SMA(slow), sell when it crosses below, at that
-second's price) and fed to ``run_kernel`` + ``equity_stats`` (fee 0.1 %, equity grid 1 s), the
+second's price) and fed to ``run_kernel`` + ``daily_ratios`` (fee 0.1 %, equity grid 1 s), the
 same two calls ``simulate``/``compute_metrics`` make for ``execute``. Reported: the cold
 first call (JIT compile, or cache load), the kernel-only and the signals+kernel seconds for the
 100 vectors, and the peak RSS after 10 and after 100 vectors (it must stay flat).
@@ -26,8 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backtestd.engine.kernel import run_kernel
-from backtestd.engine.kernel_metrics import equity_stats
-from backtestd.engine.mark_to_market import grid_timestamps
+from backtestd.engine.kernel_metrics import daily_ratios
 from backtestd.engine.metrics import DAY_MS
 from backtestd.engine.portfolio import PortfolioConfig, kernel_config, kernel_mode
 
@@ -82,7 +81,7 @@ def main() -> None:
 
     close = prices(args.rows)
     ts = np.arange(args.rows, dtype=np.int64) * 1_000
-    grid = grid_timestamps(0, args.rows * 1_000, 1_000)
+    span = (0, args.rows * 1_000, 1_000)  # from, to, grid step: the 1 s grid
     cfg = kernel_config(PortfolioConfig(buy_fee_rate=FEE, sell_fee_rate=FEE))
     mode = kernel_mode(PortfolioConfig())
     vectors = [(f, s) for f in FAST for s in SLOW]  # 100, as the grid
@@ -90,8 +89,8 @@ def main() -> None:
 
     t0 = time.perf_counter()
     s = signals(close, ts, 10, 100)
-    _, _, _, eq, _, _ = run_kernel(*s, ts, close, grid, cfg, mode)
-    equity_stats(eq, grid, DAY_MS)
+    out = run_kernel(*s, ts, close, *span, DAY_MS, cfg, mode)
+    daily_ratios(out[5])
     print(f"cold first trial (compile or cache load + run): {time.perf_counter() - t0:.3f} s")
 
     sig_s = kernel_s = 0.0
@@ -101,8 +100,10 @@ def main() -> None:
         t0 = time.perf_counter()
         s = signals(close, ts, fast, slow)
         t1 = time.perf_counter()
-        _, _, n, eq, final, _ = run_kernel(*s, ts, close, grid, cfg, mode)
-        sharpe, _, _, dd_pct = equity_stats(eq, grid, DAY_MS)
+        _, _, n, _, _, daily, _, dd_pct, final, _ = run_kernel(
+            *s, ts, close, *span, DAY_MS, cfg, mode
+        )
+        sharpe, _ = daily_ratios(daily)
         t2 = time.perf_counter()
         sig_s += t1 - t0
         kernel_s += t2 - t1

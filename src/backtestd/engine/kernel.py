@@ -1,16 +1,20 @@
-"""The compiled per-trial kernel: signals -> fills -> trades -> equity marked on the grid.
+"""The compiled per-trial kernel: signals -> fills -> trades -> equity runs on the grid.
 
 This is the hot path of ``execute`` and of a sweep shard. It is one sequential numba loop
 with the same event order, fee arithmetic and float operations as the rules in
 ``docs/metrics.md`` (the readable Python twin lives in ``tests/unit/engine/reference_portfolio.py``
 and the property tests hold the two to the same bits). Arrays go in, flat arrays come out:
 the caller loads the prepared columns once and can call :func:`run_kernel` once per
-parameter vector without anything growing between calls. ``cache=True`` writes the machine
-code next to the module, so the JIT compile is paid once per installation, not per worker
-or per call (:func:`warm_up` pays it at worker start when the cache is cold).
+parameter vector without anything growing between calls. The equity comes out as runs
+(``engine/equity_runs.py``): its cost follows the fills and the marks of open positions, not
+the length of the grid. ``cache=True`` writes the machine code next to the module, so the JIT
+compile is paid once per installation, not per worker or per call (:func:`warm_up` pays it at
+worker start when the cache is cold).
 """
 
 from __future__ import annotations
+
+import math
 
 import numba
 import numpy as np
@@ -193,49 +197,155 @@ _NEVER = 9_223_372_036_854_775_807  # int64 max: no further event
 
 
 @numba.njit(cache=True, nogil=True)
-def _equity_on_grid(
-    grid: I64, book_ts: I64, book_f: F64, n_book: int, m_ts: I64, m_px: F64, initial: float
-) -> F64:
-    """Equity at each grid instant: the account after the last fill strictly before it,
-    valued at the last observation (mark or fill; a fill wins a tie) strictly before it.
+def _seek(a: I64, i: int, n: int, t: int) -> int:
+    """The first index at or after ``i`` (and below ``n``) whose timestamp is not before ``t``.
 
-    The value only changes once the grid passes the next event that matters (the next fill;
-    while a position is open, also the next mark), so each value is computed once and copied
-    to the grid instants up to that event: a flat account costs a copy per instant.
+    A galloping search: steps of 1, 2, 4, ... from ``i``, then halving. It costs the log of
+    the distance, in memory next to ``i``: a binary search over the rest of a million marks
+    missed the cache on most of its steps, and a walk costs the whole distance.
     """
-    n_grid = grid.shape[0]
-    out = np.empty(n_grid, dtype=np.float64)
-    n_marks = m_ts.shape[0]
-    im = 0  # marks with ts < t
-    jf = 0  # fills with ts < t
-    g = 0
-    while g < n_grid:
-        t = grid[g]
-        while im < n_marks and m_ts[im] < t:
-            im += 1
-        while jf < n_book and book_ts[jf] < t:
-            jf += 1
-        held = 0.0
-        if jf == 0:
-            value = initial
+    if i >= n or a[i] >= t:
+        return i
+    lo = i  # a[lo] < t
+    hi = i + 1
+    step = 1
+    while hi < n and a[hi] < t:
+        lo = hi
+        step *= 2
+        hi = lo + step
+    if hi > n:
+        hi = n
+    while hi - lo > 1:  # a[lo] < t, and hi == n or a[hi] >= t
+        mid = (lo + hi) >> 1
+        if a[mid] < t:
+            lo = mid
         else:
-            held = book_f[jf - 1, 2]
-            value = book_f[jf - 1, 1]
+            hi = mid
+    return hi
+
+
+# One loop with every step written out, on purpose: with the grid step and the drawdown step
+# as helpers (even numba's inline="always") a 30-day 1 s trial took about 1 ms more.
+@numba.njit(cache=True, nogil=True)
+def equity_pass(  # noqa: C901
+    from_ms: int,
+    to_ms: int,
+    step_ms: int,
+    day_ms: int,
+    book_ts: I64,
+    book_f: F64,
+    n_book: int,
+    m_ts: I64,
+    m_px: F64,
+    initial: float,
+    final: float,
+    store: bool,
+) -> tuple[I64, F64, F64, float, float]:
+    """The grid equity of a run, visited as runs: ``(run starts, run values, daily equity,
+    max drawdown, max drawdown percent)``; the runs are stored only when ``store`` is set.
+
+    The value at grid instant ``t`` is the account after the last fill strictly before it,
+    valued at the last observation (mark or fill; a fill wins a tie) strictly before it. So it
+    changes only at the first instant after a fill and, while a position is open, after a mark
+    strictly later than the position's last fill. The loop visits those events in time order
+    and offers each one's value from the first instant after it: a later offer for the same
+    instant replaces the pending one (no instant showed it), an offer for a later instant
+    closes the pending run. A closed run feeds the drawdown (``kernel_metrics._drawdown``'s
+    loop), the daily samples at the indices it covers (``kernel_metrics.daily_equity``), and,
+    when stored, the run list (merged with the run before when the bits are equal; a zero
+    may be -0.0 and always starts a run). The last instant (``to``) shows ``final``, the cash
+    after the end-of-run close; the value it replaces is no run. A flat account costs nothing
+    per grid instant or mark, and a trial stores nothing per mark: the drawdown and the daily
+    equity are all its metrics need (``engine/equity_runs.py``).
+    """
+    count = (to_ms - from_ms + step_ms - 1) // step_ms  # instants before `to`; `to` is `count`
+    n_marks = m_ts.shape[0]
+    cap = min(count + 1, n_book + n_marks + 1) + 1 if store else 0
+    rs = np.empty(cap, dtype=np.int64)
+    rv = np.empty(cap, dtype=np.float64)
+    nr = 0
+    last = np.nan  # the value of the last stored run
+    days = (to_ms - from_ms + day_ms - 1) // day_ms
+    daily = np.empty(days + 1, dtype=np.float64)
+    daily[0] = initial  # the value at `from` (a one-instant grid: `from` is `to`, set below)
+    nd = 1  # the next day boundary to sample, at grid index jd
+    jd = day_ms // step_ms
+    peak = -np.inf
+    fall_max = 0.0
+    pct_max = 0.0
+    prev = np.nan
+    pg, pv = 0, initial  # the pending run: from instant 0, the initial funding
+    g, tg = 0, from_ms  # the first instant after the last event, and its time on the
+    # arithmetic grid (from + count*step >= to stands for `to`: every event is before `to`)
+    cash, held = initial, 0.0
+    j = 0  # the next fill
+    k, k_end = 0, 0  # the marks of the open position still to visit
+    phase = 0  # 0: fills and marks, 1: the final cash offered, 2: the last run closed
+    while True:
+        if k < k_end:
+            x = m_ts[k]
+            value = cash + held * m_px[k]
+            k += 1
+        elif j < n_book:
+            x = book_ts[j]
+            cash = book_f[j, 1]
+            held = book_f[j, 2]
+            value = cash + held * book_f[j, 0] if held != 0.0 else cash
+            j += 1
             if held != 0.0:
-                if im > 0 and m_ts[im - 1] > book_ts[jf - 1]:
-                    price = m_px[im - 1]
+                k = _seek(m_ts, k, n_marks, x + 1)  # a mark at the fill's ms loses the tie
+                k_end = _seek(m_ts, k, n_marks, book_ts[j]) if j < n_book else n_marks
+        elif phase == 0:
+            phase = 1
+            x = tg - 1  # no move: the final cash is offered at `to`
+            g = count
+            value = final
+        else:
+            phase = 2
+            x = tg - 1
+            g = count + 1
+            value = 0.0
+        if tg <= x:
+            if x - tg < 8 * step_ms:
+                while tg <= x:
+                    g += 1
+                    tg += step_ms
+            else:
+                g = (x - from_ms) // step_ms + 1
+                tg = from_ms + g * step_ms
+        if g != pg:  # the pending run holds the instants pg .. g-1
+            while nd < days and jd < g:
+                daily[nd] = pv
+                nd += 1
+                jd = (nd * day_ms) // step_ms
+            if pv != prev:  # the same value again: the same fall, no new maximum
+                prev = pv
+                if pv > peak:
+                    peak = pv
                 else:
-                    price = book_f[jf - 1, 0]
-                value = value + held * price
-        until = book_ts[jf] if jf < n_book else _NEVER
-        if held != 0.0 and im < n_marks and m_ts[im] < until:
-            until = m_ts[im]
-        out[g] = value
-        g += 1
-        while g < n_grid and grid[g] <= until:
-            out[g] = value
-            g += 1
-    return out
+                    fall = peak - pv
+                    if fall > fall_max:
+                        fall_max = fall
+                    if peak > 0.0:
+                        pct = fall / peak
+                        if pct > pct_max:
+                            pct_max = pct
+            if store and (pv != last or pv == 0.0):
+                rs[nr] = pg
+                rv[nr] = pv
+                nr += 1
+                last = pv
+            pg = g
+        pv = value
+        if phase == 2:
+            break
+    daily[days] = final
+    if not math.isfinite(fall_max):
+        fall_max = 0.0
+    pct_max = pct_max * 100.0
+    if not math.isfinite(pct_max):
+        pct_max = 0.0
+    return rs[:nr], rv[:nr], daily, fall_max, pct_max
 
 
 @numba.njit(cache=True, nogil=True)
@@ -245,16 +355,23 @@ def run_kernel(
     s_px: F64,
     m_ts: I64,
     m_px: F64,
-    grid: I64,
+    from_ms: int,
+    to_ms: int,
+    step_ms: int,
+    day_ms: int,
     cfg: F64,
     mode: I64,
-) -> tuple[F64, I64, int, F64, float, int]:
-    """One backtest over signals and marks already cut to the run range.
+) -> tuple[F64, I64, int, I64, F64, F64, float, float, float, int]:
+    """One backtest over signals and marks already cut to the run range ``[from, to)``.
 
-    ``cfg`` = ``[initial, buy_rate, sell_rate, buy_fee_base, sell_fee_base, pct_lock (nan =
-    none), percent_gain (nan = none)]``; ``mode`` = ``[position_side, multi_entry]``.
-    Returns ``(trade floats [n, 6], trade ints [n, 5], n_trades, equity on grid, final
-    cash, ignored signals)``; only the first ``n_trades`` trade rows are meaningful.
+    ``step_ms`` is the equity grid's cadence (``grid_timestamps(from_ms, to_ms, step_ms)``),
+    ``day_ms`` the daily sampling's day. ``cfg`` = ``[initial, buy_rate, sell_rate,
+    buy_fee_base, sell_fee_base, pct_lock (nan = none), percent_gain (nan = none)]``;
+    ``mode`` = ``[position_side, multi_entry]``. Returns ``(trade floats [n, 6], trade ints
+    [n, 5], n_trades, book timestamps, book [fill price, account value, signed units],
+    daily equity, max drawdown, max drawdown percent, final cash, ignored signals)``; only
+    the first ``n_trades`` trade rows are meaningful. The book (the account after each fill)
+    and the marks are what :func:`equity_pass` needs to give the grid equity's runs again.
     """
     n_sig = s_ts.shape[0]
     n_marks = m_ts.shape[0]
@@ -280,10 +397,9 @@ def run_kernel(
     done = 0
     for i in range(n_sig):
         ts = s_ts[i]
-        # Marks at or before the signal's millisecond come first.
-        hi = done
-        while hi < n_marks and m_ts[hi] <= ts:
-            hi += 1
+        # Marks at or before the signal's millisecond come first (found by a search, not a
+        # walk: a flat position or no take-profit has nothing to do with the marks between).
+        hi = _seek(m_ts, done, n_marks, ts + 1)
         _take_profit(st, si, done, hi, m_ts, m_px, gain, fees_cfg, tf, ti, book_ts, book_f)
         done = hi
         side = int(s_side[i])
@@ -311,21 +427,33 @@ def run_kernel(
             last_ts = m_ts[n_marks - 1]
             last_px = m_px[n_marks - 1]
         _close(st, si, last_ts, last_px, _REASON_END, fees_cfg, tf, ti, book_ts, book_f)
-    equity = _equity_on_grid(grid, book_ts, book_f, si[5], m_ts, m_px, initial)
-    equity[grid.shape[0] - 1] = st[0]
-    return tf, ti, si[4], equity, st[0], ignored
+    n_book = si[5]
+    _, _, daily, dd, dd_pct = equity_pass(
+        from_ms, to_ms, step_ms, day_ms, book_ts, book_f, n_book, m_ts, m_px, initial, st[0],
+        False,
+    )  # fmt: skip
+    return tf, ti, si[4], book_ts[:n_book], book_f[:n_book], daily, dd, dd_pct, st[0], ignored
 
 
 def warm_up() -> None:
-    """Compile (or load from the cache) every kernel specialisation a run uses."""
-    from backtestd.engine.kernel_metrics import equity_stats
+    """Compile (or load from the cache) every kernel specialisation a run uses.
+
+    Those are :func:`run_kernel` (which compiles its helpers), :func:`equity_pass` storing
+    the runs (a full-grid equity asked for), the daily ratios, and the metrics of runs and of
+    a full grid that tests and the readable formulas use.
+    """
+    from backtestd.engine.kernel_metrics import daily_ratios, equity_stats, run_stats
 
     ts = np.array([0, 1000], dtype=np.int64)
     px = np.array([10.0, 11.0])
-    grid = np.array([0, 1000, 2000], dtype=np.int64)
     cfg = np.array([100.0, 0.001, 0.001, 1.0, 0.0, np.nan, np.nan])
-    _, _, _, equity, _, _ = run_kernel(
-        ts, np.array([1, -1], dtype=np.int8), px, ts, px, grid, cfg,
+    _, _, _, book_ts, book_f, daily, _, _, final, _ = run_kernel(
+        ts, np.array([1, -1], dtype=np.int8), px, ts, px, 0, 2000, 1000, 86_400_000, cfg,
         np.array([1, 0], dtype=np.int64),
     )  # fmt: skip
-    equity_stats(equity, grid, 86_400_000)
+    daily_ratios(daily)
+    start, value, _, _, _ = equity_pass(
+        0, 2000, 1000, 86_400_000, book_ts, book_f, book_ts.shape[0], ts, px, 100.0, final, True
+    )
+    run_stats(start, value, 0, 2000, 1000, 86_400_000)
+    equity_stats(np.array([100.0, 100.0, 99.0]), np.array([0, 1000, 2000]), 86_400_000)

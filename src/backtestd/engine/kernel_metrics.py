@@ -1,5 +1,9 @@
 """Compiled risk metrics of one equity series: drawdown on the grid, Sharpe/Sortino on days.
 
+Each metric comes in two forms with the same bits: over the full grid equity
+(:func:`equity_stats`, the readable form the tests hold to the numpy formulas) and over its
+runs (:func:`run_stats`, what a trial uses: ``engine/equity_runs.py``).
+
 Sharpe and Sortino use **daily** returns annualised with sqrt(365), whatever the cadence the
 range was prepared at (``docs/metrics.md``), so the same strategy over the same days scores
 the same at ``1m`` and at ``1h``. The daily equity is sampled from the grid equity at
@@ -75,9 +79,18 @@ def _ratios(daily: F64) -> tuple[float, float]:
 
 
 @numba.njit(cache=True, nogil=True)
-def equity_stats(equity: F64, grid: I64, day_ms: int) -> tuple[float, float, float, float]:
-    """``(sharpe, sortino, max drawdown, max drawdown percent)`` of one grid equity."""
-    sharpe, sortino = _ratios(daily_equity(equity, grid, day_ms))
+def daily_ratios(daily: F64) -> tuple[float, float]:
+    """``(sharpe, sortino)`` of a daily equity (:func:`daily_equity`)."""
+    return _ratios(daily)
+
+
+@numba.njit(cache=True, nogil=True)
+def _drawdown(equity: F64) -> tuple[float, float]:
+    """``(max drawdown, max drawdown percent)`` of a sequence of equity values.
+
+    Repeated values are skipped, so the grid equity and its runs (the same values, each once
+    per run) give the same result.
+    """
     peak = -np.inf
     fall_max = 0.0
     pct_max = 0.0
@@ -102,4 +115,44 @@ def equity_stats(equity: F64, grid: I64, day_ms: int) -> tuple[float, float, flo
     pct_max = pct_max * 100.0
     if not math.isfinite(pct_max):
         pct_max = 0.0
+    return fall_max, pct_max
+
+
+@numba.njit(cache=True, nogil=True)
+def equity_stats(equity: F64, grid: I64, day_ms: int) -> tuple[float, float, float, float]:
+    """``(sharpe, sortino, max drawdown, max drawdown percent)`` of one grid equity."""
+    sharpe, sortino = _ratios(daily_equity(equity, grid, day_ms))
+    fall_max, pct_max = _drawdown(equity)
+    return sharpe, sortino, fall_max, pct_max
+
+
+@numba.njit(cache=True, nogil=True)
+def daily_equity_runs(
+    start: I64, value: F64, from_ms: int, to_ms: int, step_ms: int, day_ms: int
+) -> F64:
+    """:func:`daily_equity` of the runs of a grid equity (``engine/equity_runs.py``).
+
+    The grid is ``from + k * step`` before ``to``, then ``to``, so the last instant at or
+    before a day boundary ``from + k * day`` (which is before ``to``) has the index
+    ``k * day // step``, and its value is that of the run holding that index.
+    """
+    days = (to_ms - from_ms + day_ms - 1) // day_ms
+    out = np.empty(days + 1, dtype=np.float64)
+    out[0] = value[0]
+    for k in range(1, days):
+        j = (k * day_ms) // step_ms
+        out[k] = value[np.searchsorted(start, j, side="right") - 1]
+    out[days] = value[value.shape[0] - 1]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def run_stats(
+    start: I64, value: F64, from_ms: int, to_ms: int, step_ms: int, day_ms: int
+) -> tuple[float, float, float, float]:
+    """:func:`equity_stats` of the runs of a grid equity: the same four floats, bit for bit,
+    in time proportional to the number of runs instead of grid instants."""
+    daily = daily_equity_runs(start, value, from_ms, to_ms, step_ms, day_ms)
+    sharpe, sortino = _ratios(daily)
+    fall_max, pct_max = _drawdown(value)
     return sharpe, sortino, fall_max, pct_max

@@ -5,9 +5,11 @@ rank every row, so each degenerate case has a defined value (a flat equity gives
 0.0, for example). The formulas and their edge cases are in ``docs/metrics.md``. Risk metrics
 use the equity marked to market on the regular grid, so a losing position that is still open
 counts: the drawdown on every grid point, Sharpe and Sortino on the daily equity sampled from
-it (annualised with sqrt(365), so the prepared cadence does not change them). Trade metrics use
-the closed round trips. :func:`compute_metrics` runs the compiled ``kernel_metrics``; the numpy
-functions here are the readable formulas it is tested against.
+it (annualised with sqrt(365), so the prepared cadence does not change them). The kernel
+reads both in its one pass over the equity's changes (``engine/equity_runs.py``); the full
+grid is never built for them. Trade metrics use the closed round trips.
+:func:`compute_metrics` runs the compiled ``kernel_metrics``; the numpy functions here are the
+readable formulas it is tested against.
 """
 
 from __future__ import annotations
@@ -18,12 +20,11 @@ import numpy as np
 import numpy.typing as npt
 
 from backtestd.domain.backtest_results import Metrics
-from backtestd.engine.kernel_metrics import daily_equity, equity_stats
-from backtestd.engine.portfolio import PortfolioResult
+from backtestd.engine.kernel_metrics import daily_equity, daily_ratios
+from backtestd.engine.portfolio import DAY_MS, PortfolioResult
 
 F64 = npt.NDArray[np.float64]
 
-DAY_MS = 86_400_000
 YEAR_DAYS = 365
 # Below this per-period dispersion the returns count as constant (Sharpe/Sortino -> 0.0).
 ZERO_DISPERSION = 1e-12
@@ -53,11 +54,28 @@ def simple_returns(equity: F64) -> F64:
     return out
 
 
-def daily_returns(equity: F64, grid_ts: npt.NDArray[np.int64]) -> F64:
-    """Simple returns of the equity sampled once a day from ``from`` (see ``docs/metrics.md``).
+def daily_returns(result: PortfolioResult) -> F64:
+    """Simple returns of a run's grid equity sampled once a day from ``from``
+    (``docs/metrics.md``): the same bits as :func:`grid_daily_returns` of ``result.equity``,
+    from the daily equity the kernel sampled in its pass.
+
+    >>> from backtestd.engine.portfolio import simulate
+    >>> ts = np.array([0, DAY_MS, 2 * DAY_MS], dtype=np.int64)
+    >>> r = simulate(
+    ...     ts[:2], np.array([1, -1], dtype=np.int8), np.array([10.0, 11.0]),
+    ...     ts, np.array([10.0, 11.0, 12.0]), from_ms=0, to_ms=3 * DAY_MS, grid_step_ms=DAY_MS,
+    ... )
+    >>> daily_returns(r).round(4).tolist()
+    [-0.001, 0.0989, 0.0]
+    """
+    return simple_returns(result.daily_equity)
+
+
+def grid_daily_returns(equity: F64, grid_ts: npt.NDArray[np.int64]) -> F64:
+    """:func:`daily_returns` of an equity given at every instant of a sorted grid.
 
     >>> grid = np.arange(0, 3 * DAY_MS + 1, DAY_MS // 2, dtype=np.int64)
-    >>> daily_returns(np.array([100.0, 1, 110, 1, 99, 1, 99]), grid).round(12).tolist()
+    >>> grid_daily_returns(np.array([100.0, 1, 110, 1, 99, 1, 99]), grid).round(12).tolist()
     [0.1, -0.1, 0.0]
     """
     return simple_returns(daily_equity(equity, grid_ts, DAY_MS))
@@ -174,7 +192,7 @@ def compute_metrics(result: PortfolioResult) -> Metrics:
     """
     initial = result.config.initial_funding
     pnl_total = result.final_equity - initial
-    sharpe, sortino, dd_abs, dd_pct = equity_stats(result.equity, result.equity_ts, DAY_MS)
+    sharpe, sortino = daily_ratios(result.daily_equity)
     return Metrics(
         pnl_total=_finite(pnl_total),
         pnl_total_percent=_finite(pnl_total / initial * 100.0),
@@ -183,8 +201,8 @@ def compute_metrics(result: PortfolioResult) -> Metrics:
         sharpe_ratio=sharpe,
         sortino_ratio=sortino,
         cagr=cagr(initial, result.final_equity, result.to_ms - result.from_ms),
-        max_drawdown=dd_abs,
-        max_drawdown_percent=dd_pct,
+        max_drawdown=result.max_drawdown,
+        max_drawdown_percent=result.max_drawdown_percent,
     )
 
 

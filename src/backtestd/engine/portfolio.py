@@ -17,6 +17,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +28,7 @@ from backtestd.domain.backtests import (
     DEFAULT_INITIAL_FUNDING,
     check_base_settings,
 )
+from backtestd.engine.equity_runs import EquityBook, EquityRuns
 from backtestd.engine.fills import FeeLeg, fee_in_base
 from backtestd.engine.kernel import (
     T_ENTRIES,
@@ -42,7 +44,6 @@ from backtestd.engine.kernel import (
     T_SIDE,
     run_kernel,
 )
-from backtestd.engine.mark_to_market import grid_timestamps
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -50,6 +51,7 @@ I8 = npt.NDArray[np.int8]
 
 BUY = 1
 SELL = -1
+DAY_MS = 86_400_000  # the day of the daily equity that Sharpe and Sortino use
 
 
 class ExecutionMode(enum.StrEnum):
@@ -143,9 +145,12 @@ class Trades:
 class PortfolioResult:
     """Outcome of :func:`simulate`.
 
-    ``equity_ts``/``equity`` hold the equity marked to market on the regular grid that the
-    metrics use. The first point is ``from_ms`` with the initial funding and the last point is
-    ``to_ms`` with ``final_equity``.
+    The metrics use the equity marked to market on the regular grid. ``daily_equity``,
+    ``max_drawdown`` and ``max_drawdown_percent`` are read from it by the kernel's one pass
+    (``docs/metrics.md``). ``equity_runs`` (its runs, ``engine/equity_runs.py``) and
+    ``equity_ts``/``equity`` (the grid and the equity at each instant) are built from
+    ``equity_book`` on first use: a sweep trial never needs them. The first point is
+    ``from_ms`` with the initial funding and the last point is ``to_ms`` with ``final_equity``.
     """
 
     config: PortfolioConfig
@@ -153,10 +158,27 @@ class PortfolioResult:
     to_ms: int
     grid_step_ms: int
     trades: Trades
-    equity_ts: I64
-    equity: F64
+    equity_book: EquityBook
+    daily_equity: F64
+    max_drawdown: float
+    max_drawdown_percent: float
     final_equity: float
     ignored_signals: int
+
+    @cached_property
+    def equity_runs(self) -> EquityRuns:
+        """The grid equity as runs."""
+        return self.equity_book.runs()
+
+    @cached_property
+    def equity_ts(self) -> I64:
+        """The grid instants (``grid_timestamps(from_ms, to_ms, grid_step_ms)``)."""
+        return self.equity_runs.timestamps()
+
+    @cached_property
+    def equity(self) -> F64:
+        """The equity at each grid instant (the runs expanded)."""
+        return self.equity_runs.expand()
 
 
 def kernel_config(cfg: PortfolioConfig) -> F64:
@@ -229,11 +251,12 @@ def _in_range(ts: I64, from_ms: int, to_ms: int) -> slice:
 
 @dataclass(frozen=True)
 class Marks:
-    """The mark prices and the equity grid of one run range, checked and cut once.
+    """The mark prices of one run range and its equity grid's cadence, checked and cut once.
 
     Everything :func:`simulate` derives from the marks and the range alone: a sweep shard
     builds it once (:meth:`cut`) and passes it to :func:`simulate_marks` for every parameter
-    vector, instead of re-checking a million marks and re-building the grid per trial.
+    vector, instead of re-checking a million marks per trial. The grid itself is arithmetic
+    (``from + k * step``, then ``to``): the kernel computes its indices, nobody builds it.
     """
 
     from_ms: int
@@ -241,7 +264,6 @@ class Marks:
     grid_step_ms: int
     m_ts: I64
     m_px: F64
-    grid: I64
 
     @classmethod
     def cut(cls, px_ts: I64, px: F64, *, from_ms: int, to_ms: int, grid_step_ms: int) -> Marks:
@@ -257,7 +279,6 @@ class Marks:
             grid_step_ms=grid_step_ms,
             m_ts=np.ascontiguousarray(px_ts[marks], dtype=np.int64),
             m_px=np.ascontiguousarray(px[marks], dtype=np.float64),
-            grid=grid_timestamps(from_ms, to_ms, grid_step_ms),
         )
 
 
@@ -306,13 +327,16 @@ def simulate_marks(
     _validate_signals(sig_ts, sig_side, sig_price)
     sigs = _in_range(sig_ts, marks.from_ms, marks.to_ms)
     s_ts = np.asarray(sig_ts[sigs], dtype=np.int64)
-    tf, ti, n, equity, final_cash, ignored = run_kernel(
+    tf, ti, n, book_ts, book_f, daily, dd, dd_pct, final_cash, ignored = run_kernel(
         np.ascontiguousarray(s_ts),
         np.ascontiguousarray(sig_side[sigs], dtype=np.int8),
         np.ascontiguousarray(sig_price[sigs], dtype=np.float64),
         marks.m_ts,
         marks.m_px,
-        grid := marks.grid,
+        marks.from_ms,
+        marks.to_ms,
+        marks.grid_step_ms,
+        DAY_MS,
         kernel_config(cfg),
         kernel_mode(cfg),
     )
@@ -335,8 +359,20 @@ def simulate_marks(
         to_ms=marks.to_ms,
         grid_step_ms=marks.grid_step_ms,
         trades=trades,
-        equity_ts=grid,
-        equity=equity,
+        equity_book=EquityBook(
+            book_ts,
+            book_f,
+            marks.m_ts,
+            marks.m_px,
+            cfg.initial_funding,
+            float(final_cash),
+            marks.from_ms,
+            marks.to_ms,
+            marks.grid_step_ms,
+        ),  # fmt: skip
+        daily_equity=daily,
+        max_drawdown=float(dd),
+        max_drawdown_percent=float(dd_pct),
         final_equity=float(final_cash),
         ignored_signals=int(ignored),
     )

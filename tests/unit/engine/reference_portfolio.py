@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.engine.equity_runs import EquityBook, EquityRuns
 from backtestd.engine.fills import (
     buy_base,
     buy_with_quote,
@@ -31,6 +32,7 @@ from backtestd.engine.fills import (
     sell_base,
     sell_short,
 )
+from backtestd.engine.kernel_metrics import daily_equity, equity_stats
 from backtestd.engine.mark_to_market import BookHistory, equity_on_grid, grid_timestamps
 from backtestd.engine.portfolio import ExitReason, PortfolioConfig, PortfolioResult, Trades
 
@@ -40,6 +42,7 @@ I8 = npt.NDArray[np.int8]
 
 BUY = 1
 SELL = -1
+DAY_MS = 86_400_000
 
 
 @dataclass
@@ -267,14 +270,30 @@ def simulate(
     grid = grid_timestamps(from_ms, to_ms, grid_step_ms)
     equity = equity_on_grid(grid, sim.book, m_ts, m_px, cfg.initial_funding)
     equity[-1] = sim.free
-    return PortfolioResult(
+    # The metrics' inputs from the full grid, not from the kernel's pass over the changes.
+    _, _, dd, dd_pct = equity_stats(equity, grid, DAY_MS)
+    book = EquityBook(
+        np.asarray(sim.book.ts, dtype=np.int64),
+        np.array([sim.book.price, sim.book.cash, sim.book.units]).T.reshape(-1, 3),
+        m_ts, m_px, cfg.initial_funding, sim.free, from_ms, to_ms, grid_step_ms,
+    )  # fmt: skip
+    result = PortfolioResult(
         config=cfg,
         from_ms=from_ms,
         to_ms=to_ms,
         grid_step_ms=grid_step_ms,
         trades=sim.trades(),
-        equity_ts=grid,
-        equity=equity,
+        equity_book=book,
+        daily_equity=daily_equity(equity, grid, DAY_MS),
+        max_drawdown=dd,
+        max_drawdown_percent=dd_pct,
         final_equity=sim.free,
         ignored_signals=sim.ignored,
     )
+    # The full grid is this loop's own, not the runs of the kernel's pass over `book`.
+    result.__dict__.update(
+        equity=equity,
+        equity_ts=grid,
+        equity_runs=EquityRuns.encode(equity, from_ms, to_ms, grid_step_ms),
+    )
+    return result

@@ -22,7 +22,7 @@ from backtestd.engine.kernel_metrics import equity_stats
 from backtestd.engine.metrics import (
     DAY_MS,
     compute_metrics,
-    daily_returns,
+    grid_daily_returns,
     max_drawdown,
     sharpe_ratio,
     sortino_ratio,
@@ -99,7 +99,7 @@ def test_compiled_risk_metrics_match_the_numpy_formulas(eq: list[float], step: i
     equity = np.array([100.0, *eq])
     grid = np.arange(equity.shape[0], dtype=np.int64) * step
     sharpe, sortino, dd, dd_pct = equity_stats(equity, grid, DAY_MS)
-    r = daily_returns(equity, grid)
+    r = grid_daily_returns(equity, grid)
     assert sharpe == pytest.approx(sharpe_ratio(r, 365.0), rel=1e-12, abs=1e-12)
     assert sortino == pytest.approx(sortino_ratio(r, 365.0), rel=1e-12, abs=1e-12)
     assert (dd, dd_pct) == pytest.approx(max_drawdown(equity), rel=1e-12, abs=1e-12)
@@ -118,7 +118,7 @@ def test_daily_sampling_by_hand() -> None:
     step = 6 * 3_600_000
     equity = [100.0, 101, 102, 103, 104, 90, 91, 92, 110, 111]  # 2.25 days
     grid = np.arange(len(equity), dtype=np.int64) * step
-    r = daily_returns(np.array(equity), grid).tolist()
+    r = grid_daily_returns(np.array(equity), grid).tolist()
     d = _daily_by_hand(equity, step)
     assert d == [100.0, 104.0, 110.0, 111.0]
     assert r == pytest.approx([d[i + 1] / d[i] - 1 for i in range(3)], rel=1e-15)
@@ -153,7 +153,7 @@ def test_sharpe_does_not_depend_on_the_cadence() -> None:
     # The daily equity differs only by open positions marked at slightly different prices.
     assert m1.sharpe_ratio == pytest.approx(m60.sharpe_ratio, rel=0.05)
     assert m1.sortino_ratio == pytest.approx(m60.sortino_ratio, rel=0.05)
-    d1 = daily_returns(at_1m.equity, at_1m.equity_ts)
+    d1 = grid_daily_returns(at_1m.equity, at_1m.equity_ts)
     expected = statistics.mean(d1) / statistics.stdev(d1) * math.sqrt(365)
     assert m1.sharpe_ratio == pytest.approx(expected, rel=1e-12)
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from backtestd.domain.strategies import PropertySpec
 from backtestd.domain.sweeps import CurveMode, CurvePrefs, Objective, Sampler, SweepSpec
-from backtestd.engine.metrics import daily_returns
+from backtestd.engine.metrics import grid_daily_returns
 from backtestd.errors import InvalidInput
 from backtestd.sweeps.axes import range_values, resolve_axes
 from backtestd.sweeps.plan import expand_vectors, retained_count
@@ -392,7 +392,7 @@ def test_daily_returns_sample_each_day_from_the_start() -> None:
     equity = 100.0 + np.arange(ts.size, dtype=np.float64)
     # days end at 1d and 2d (grid points 4 and 8), the last point closes the third day
     expected = [104 / 100 - 1, 108 / 104 - 1, 111 / 108 - 1]
-    assert daily_returns(equity, ts).tolist() == pytest.approx(expected)
+    assert grid_daily_returns(equity, ts).tolist() == pytest.approx(expected)
 
 
 def test_docstring_examples_run() -> None:

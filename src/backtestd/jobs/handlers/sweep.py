@@ -170,9 +170,7 @@ class _Shard:
             metrics=fields,
             aborted=False,
             runtime_ms=_ms_since(started),
-            daily_returns=tuple(
-                round(float(r), 15) for r in daily_returns(portfolio.equity, portfolio.equity_ts)
-            ),
+            daily_returns=tuple(round(float(r), 15) for r in daily_returns(portfolio)),
             curve=curve,
         )
         return Trial(row, value)

@@ -72,7 +72,7 @@ class PreparedData:
         return lo, max(hi, lo + 1)
 
     def marks(self, rows: tuple[int, int] | None) -> Marks:
-        """The marks and equity grid of a window, cut once and shared by the job's trials
+        """The marks of a window, cut once and shared by the job's trials
         (the last two windows are kept: a walk-forward fold uses its in- and out-of-sample)."""
         window = self.window_ms(rows)
         marks = self._marks.get(window)
