@@ -24,10 +24,11 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +38,8 @@ import pyarrow.csv as pacsv
 from backtestd.datasets.csv_numbers import SKIP, parse_block
 
 MAX_WORKERS = 8
+
+T = TypeVar("T")
 
 
 class NotPlain(Exception):
@@ -163,6 +166,21 @@ def _parse(
     return table.combine_chunks().to_batches()
 
 
+def _parse_prepared(
+    layout: _Layout,
+    window: int,
+    names: list[str],
+    convert: pacsv.ConvertOptions,
+    plan: _Plan | None,
+    prepare: Callable[[pa.RecordBatch], T],
+) -> list[tuple[pa.RecordBatch, T]]:
+    return [(batch, prepare(batch)) for batch in _parse(layout, window, names, convert, plan)]
+
+
+def _nothing(batch: pa.RecordBatch) -> None:
+    return None
+
+
 def parallel_batches(
     path: Path,
     names: list[str],
@@ -175,6 +193,26 @@ def parallel_batches(
     Errors of arrow's parse or conversion (``pa.ArrowInvalid``) come out at the batch they
     belong to, after every batch before it.
     """
+    prepared = prepared_batches(path, names, convert, block_bytes, workers, _nothing)
+    try:
+        for batch, _ in prepared:
+            yield batch
+    finally:
+        prepared.close()
+
+
+def prepared_batches(
+    path: Path,
+    names: list[str],
+    convert: pacsv.ConvertOptions,
+    block_bytes: int,
+    workers: int,
+    prepare: Callable[[pa.RecordBatch], T],
+) -> Generator[tuple[pa.RecordBatch, T], None, None]:
+    """:func:`parallel_batches`, each batch with ``prepare(batch)`` computed by the worker that
+    parsed it: per-batch work that needs nothing from the batches before it (a conversion
+    the caller would otherwise do on its one thread). ``prepare`` must not raise: an error
+    there would surface as the batch's own."""
     fd = os.open(path, os.O_RDONLY)
     try:
         size = os.fstat(fd).st_size
@@ -183,10 +221,12 @@ def parallel_batches(
         layout = _Layout(fd, size, header_end, block_bytes, windows)
         plan = _compiled_plan(names, convert)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="csv-parse") as pool:
-            pending: deque[Future[list[pa.RecordBatch]]] = deque()
+            pending: deque[Future[list[tuple[pa.RecordBatch, T]]]] = deque()
             try:
                 for window in range(windows):
-                    pending.append(pool.submit(_parse, layout, window, names, convert, plan))
+                    pending.append(
+                        pool.submit(_parse_prepared, layout, window, names, convert, plan, prepare)
+                    )
                     if len(pending) > 2 * workers:
                         yield from pending.popleft().result()
                 while pending:

@@ -22,7 +22,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from lastra import DataType, LastraReader
 
-from backtestd.datasets.csv_blocks import default_workers, parallel_batches
+from backtestd.datasets.csv_blocks import default_workers, prepared_batches
 from backtestd.datasets.formats import FormatError, UploadFormat
 from backtestd.datasets.rows import F64, I64, RowChecker, RowError, micros_to_datetime
 from backtestd.datasets.timestamps import (
@@ -201,18 +201,48 @@ def _ingest_csv(path: Path, target: Path) -> IngestResult:
     return _convert_csv(path, target, header, columns, integer_epochs=False)
 
 
+EpochsAhead = tuple[TimestampUnit, I64] | None
+"""A batch's timestamps in microseconds and the unit they were read in, converted by the parse
+worker; None when the worker left them to the caller."""
+
+
+def _epochs_ahead(batch: pa.RecordBatch) -> EpochsAhead:
+    """On the parse worker: the batch's epoch timestamps in microseconds, in the unit of its own
+    first value. Only the file's first row sets the unit, so the caller uses this only when the
+    units agree; then the conversion is the one it would do itself (the row numbers it needs
+    only name a row in a refusal, and a refusal is always left to the caller). Anything
+    unusual returns None for the caller to convert and, if need be, refuse with its message."""
+    column = batch.column(0)
+    if batch.num_rows == 0 or column.null_count:
+        return None
+    try:
+        unit = detect_unit(column[0].as_py())
+        return unit, epoch_floats_to_micros(column, unit, 1)
+    except Exception:  # noqa: BLE001 - the caller converts again and words the refusal
+        return None
+
+
+def _no_epochs(batch: pa.RecordBatch) -> EpochsAhead:
+    return None
+
+
 @contextmanager
 def _csv_batches(
     path: Path, header: list[str], convert: pacsv.ConvertOptions, *, integer_epochs: bool
-) -> Iterator[Iterator[pa.RecordBatch]]:
+) -> Iterator[Iterator[tuple[pa.RecordBatch, EpochsAhead]]]:
     """The CSV's batches: parsed on a thread pool for the fast path (``csv_blocks``, which may
-    raise ``NotPlain``: the caller then takes the general path), by arrow's streaming reader
-    otherwise. On leaving, the pool's in-flight blocks are dropped before the caller goes on."""
+    raise ``NotPlain``: the caller then takes the general path), each with its timestamps
+    converted ahead by the worker that parsed it; by arrow's streaming reader otherwise. On
+    leaving, the pool's in-flight blocks are dropped before the caller goes on."""
     if not integer_epochs:
         options = pacsv.ReadOptions(block_size=CSV_BLOCK_BYTES, encoding="utf8")
-        yield pacsv.open_csv(path, read_options=options, convert_options=convert)
+        reader = pacsv.open_csv(path, read_options=options, convert_options=convert)
+        yield ((batch, _no_epochs(batch)) for batch in reader)
         return
-    with closing(parallel_batches(path, header, convert, CSV_BLOCK_BYTES, default_workers())) as b:
+    batches = prepared_batches(
+        path, header, convert, CSV_BLOCK_BYTES, default_workers(), _epochs_ahead
+    )
+    with closing(batches) as b:
         yield b
 
 
@@ -243,7 +273,7 @@ def _convert_csv(
         with LastraVersionWriter(columns, target) as writer:
             try:
                 with _csv_batches(path, header, convert, integer_epochs=integer_epochs) as batches:
-                    for batch in batches:
+                    for batch, ahead in batches:
                         if batch.num_rows == 0:
                             continue
                         first_row = checker.rows + 1
@@ -253,7 +283,9 @@ def _convert_csv(
                             if first is None:
                                 raise RowError(f"{row_label(1)}: timestamp is empty")
                             unit = detect_unit(first)
-                        if integer_epochs:
+                        if ahead is not None and ahead[0] is unit:
+                            ts_us = ahead[1]
+                        elif integer_epochs:
                             ts_us = epoch_floats_to_micros(ts_column, unit, first_row)
                         else:
                             ts_us = to_micros(ts_column, unit, first_row)
