@@ -395,30 +395,42 @@ def run(args: argparse.Namespace, root: Path) -> None:
         # Each round writes into fresh directories, as the service's ingest does (a temporary
         # directory per job): rewriting the last round's 480 MB file made the next write wait
         # while the kernel dropped the old file's pages (0.46 -> 0.56-0.65 s for the same
-        # ingest). The round before stays until this one ends, so its write-back still runs
-        # beside this round as it would in a busy service.
+        # ingest). Before each contender the page cache's dirty pages are written out
+        # (untimed), so no contender pays for the write-back of the one before it, and the
+        # order of the contenders rotates from round to round.
         out = root / f"round-{round_number}"
-        ours = measure("backtestd", sys.executable, csv_path, out / "backtestd", args.cold)
-        print(
-            f"round {round_number}: backtestd {ours.seconds:.2f} s ({ours.cpu_seconds:.2f} CPU s)",
-            end="",
-            flush=True,
-        )
+        # name -> (interpreter, output directory, src on PYTHONPATH, cold)
+        runs: dict[str, tuple[str, Path, Path | None, bool]] = {
+            "backtestd": (sys.executable, out / "backtestd", None, args.cold)
+        }
         if args.before_src is not None:
-            before = measure(
-                BEFORE, sys.executable, csv_path, out / "before", args.cold, args.before_src
-            )
-            befores.append(before)
-            print(f", before {before.seconds:.2f} s ({before.cpu_seconds:.2f} CPU s)", end="")
-        baseline: Measure | None = None
+            runs[BEFORE] = (sys.executable, out / "before", args.before_src, args.cold)
         if with_baseline:
-            baseline = measure("pandas", args.baseline_python, csv_path, out / "pandas")
-            ratio = baseline.seconds / ours.seconds
-            print(f", pandas {baseline.seconds:.2f} s ({baseline.cpu_seconds:.2f} CPU s)", end="")
-            print(f": {ratio:.2f}x", end="")
-            if args.before_src is not None:
-                print(f" (before {baseline.seconds / befores[-1].seconds:.2f}x)", end="")
-        print(f" (load average {os.getloadavg()[0]:.1f})")
+            runs["pandas"] = (args.baseline_python, out / "pandas", None, False)
+        order = list(runs)
+        shift = (round_number - 1) % len(order)
+        order = order[shift:] + order[:shift]
+        measured: dict[str, Measure] = {}
+        for name in order:
+            python, out_dir, src, cold = runs[name]
+            os.sync()
+            measured[name] = measure(name, python, csv_path, out_dir, cold, src)
+        ours = measured["backtestd"]
+        line = (
+            f"round {round_number}: backtestd {ours.seconds:.2f} s ({ours.cpu_seconds:.2f} CPU s)"
+        )
+        if BEFORE in measured:
+            before = measured[BEFORE]
+            befores.append(before)
+            line += f", before {before.seconds:.2f} s ({before.cpu_seconds:.2f} CPU s)"
+        baseline = measured.get("pandas")
+        if baseline is not None:
+            line += f", pandas {baseline.seconds:.2f} s ({baseline.cpu_seconds:.2f} CPU s)"
+            line += f": {baseline.seconds / ours.seconds:.2f}x"
+            if BEFORE in measured:
+                line += f" (before {baseline.seconds / measured[BEFORE].seconds:.2f}x)"
+        order_shown = " > ".join(order)
+        print(f"{line} (order {order_shown}; load average {os.getloadavg()[0]:.1f})", flush=True)
         rounds.append((ours, baseline))
         shutil.rmtree(root / f"round-{round_number - 1}", ignore_errors=True)
     ours, baseline = median_round(rounds)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.engine.cadence import DAY_MS
 from backtestd.engine.kernel import equity_pass
 from backtestd.engine.mark_to_market import grid_timestamps
 
@@ -107,7 +108,7 @@ class EquityBook:
     def runs(self) -> EquityRuns:
         """The runs of the grid equity (the kernel's pass again, storing them this time)."""
         start, value, _, _, _ = equity_pass(
-            self.from_ms, self.to_ms, self.step_ms, 86_400_000, self.ts, self.rows,
+            self.from_ms, self.to_ms, self.step_ms, DAY_MS, self.ts, self.rows,
             self.ts.shape[0], self.m_ts, self.m_px, self.initial, self.final, True,
         )  # fmt: skip
         return EquityRuns(start, value, self.from_ms, self.to_ms, self.step_ms)

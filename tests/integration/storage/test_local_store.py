@@ -53,3 +53,21 @@ def test_put_file_copies_when_links_are_refused(
     assert not os.path.samefile(stored, source)
     source.write_bytes(b"changed")  # a copy does not follow its source
     assert store.get("uploads/b") == bytes(range(256)) * 1000
+
+
+def test_publishing_the_same_file_again_leaves_no_staging_link(tmp_path: Path) -> None:
+    """A retried ingest publishes its version again, and an unpacked parquet upload *is* the
+    stored upload object: a second link of one file must not leave a staging link behind that
+    would keep the bytes after the object is deleted."""
+    store = LocalObjectStore(tmp_path / "objects")
+    store.put_file("uploads/u", _file(tmp_path / "body.parquet", b"PAR1" * 1000))
+    upload = store.local_path("uploads/u")
+    assert upload is not None
+    store.put_file("versions/v", upload)  # the version is the upload's own file
+    store.put_file("versions/v", upload)  # the retried job
+    version = store.local_path("versions/v")
+    assert version is not None
+    assert os.path.samefile(version, upload)
+    leftovers = [p for p in (tmp_path / "objects").rglob(".staging-*")]
+    assert leftovers == []
+    assert os.stat(version).st_nlink == 3  # the source, the upload object, the version

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from backtestd.strategy.jvm import RunResult
+from backtestd.strategy.jvm import EngineHostError, RunResult
 
 
 def _payloads(signals: int) -> tuple[bytes, ...]:
@@ -59,10 +59,21 @@ def test_sparse_info_with_no_signals_is_empty() -> None:
 
 
 @pytest.mark.parametrize(
-    ("info_at", "info"), [([0, 1], [{"a": 1}]), ([5], [{"a": 1}]), ([-1], [{"a": 1}])]
+    ("info_at", "info"),
+    [
+        ([0, 1], [{"a": 1}]),  # more indices than entries
+        ([5], [{"a": 1}]),  # past the last signal
+        ([-1], [{"a": 1}]),
+        ([2, 2], [{"a": 1}, {"b": 2}]),  # a repeat would drop an entry
+        ([2, 0], [{"a": 1}, {"b": 2}]),  # a step back
+        ([True], [{"a": 1}]),  # a bool is not an index
+        ([1.0], [{"a": 1}]),
+        ("0", [{"a": 1}]),
+        ([0], None),
+    ],
 )
-def test_sparse_info_that_does_not_fit_the_signals_is_refused(
-    info_at: list[int], info: list[dict[str, int]]
-) -> None:
-    with pytest.raises(ValueError, match="info"):
+def test_sparse_info_that_does_not_fit_the_signals_is_refused(info_at: Any, info: Any) -> None:
+    """A broken answer is the host's error (EngineHostError, which the pool handles), never a
+    TypeError or a silently changed info list."""
+    with pytest.raises(EngineHostError, match="info"):
         RunResult.from_answer(_answer(info_at=info_at, info=info), _payloads(3))

@@ -29,6 +29,9 @@ def insert_new_many(session: Session, table: Table, rows: list[dict[str, Any]]) 
     """
     if not rows:
         return
+    keys = rows[0].keys()
+    if any(row.keys() != keys for row in rows):
+        raise ValueError("insert_new_many needs the same columns in every row")
     dialect = session.get_bind().dialect.name
     module = postgresql if dialect == "postgresql" else sqlite
     session.execute(module.insert(table).on_conflict_do_nothing(), rows)

@@ -60,6 +60,8 @@ def _publish_link(source: Path, path: Path) -> bool:
     an ingest's version file or an upload's spooled body is hundreds of MB, and copying it cost
     more CPU than the ingest's checks. False when the two are on different file systems (or
     links are refused), for the caller to copy instead."""
+    if path.exists() and os.path.samefile(source, path):
+        return True  # already published (a retried job publishing the same file again)
     staged = path.parent / f".staging-{os.getpid()}-{os.urandom(6).hex()}"
     try:
         os.link(source, staged)
@@ -72,9 +74,10 @@ def _publish_link(source: Path, path: Path) -> bool:
         finally:
             os.close(fd)
         os.replace(staged, path)
-    except BaseException:
+    finally:
+        # rename() between two links of one file does nothing and leaves ``staged``; after a
+        # real rename it is gone already
         staged.unlink(missing_ok=True)
-        raise
     return True
 
 

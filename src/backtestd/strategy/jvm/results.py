@@ -291,13 +291,24 @@ def _dense_info(answer: Mapping[str, Any], signals: int) -> tuple[Any, ...]:
     """
     info = answer.get("info", ())
     at = answer.get("info_at")
+    if not isinstance(info, list | tuple):
+        raise EngineHostError(f"engine host answered info {type(info).__name__}, not a list")
     if at is None:
         return tuple(info)
-    if len(at) != len(info):
-        raise ValueError(f"info_at has {len(at)} indices for {len(info)} info entries")
+    if not isinstance(at, list) or len(at) != len(info):
+        raise EngineHostError(
+            f"engine host answered info_at {at!r:.80} for {len(info)} info entries"
+        )
     dense: list[Any] = [NO_FIELDS] * signals
+    previous = -1
     for index, fields in zip(at, info, strict=True):
-        if not 0 <= index < signals:
-            raise ValueError(f"info index {index} outside the run's {signals} signals")
+        # plain increasing ints inside the run: a bool, a float, a repeat or a step back is a
+        # broken answer, never a fields entry to drop or to move
+        if type(index) is not int or not previous < index < signals:
+            raise EngineHostError(
+                f"engine host answered info index {index!r} after {previous} for a run of "
+                f"{signals} signals"
+            )
         dense[index] = fields
+        previous = index
     return tuple(dense)
