@@ -54,6 +54,8 @@ public final class HostMain {
     private long runs;
     /** The built-in warm-up ({@code --warm-up}), or null. */
     private WarmUp warm;
+    /** The warm-up has ended and its error counts are behind us: no more pausing. */
+    private boolean warmEnded;
 
     private HostMain(DataOutputStream out, ErrorCounters counters) throws Exception {
         this.out = out;
@@ -172,17 +174,22 @@ public final class HostMain {
                 return;
             }
             Object op = message.header().get("op");
-            if (warm != null) {
+            boolean warming = warm != null && !warmEnded;
+            if (warming) {
                 // A user run warms the same paths itself: the warm-up ends for good rather than
-                // compete with it for a core. Anything else only pauses it.
+                // compete with it for a core. Anything else only pauses it. Either returns once
+                // the warm-up thread is between slices; what it made the JVM count so far (a
+                // StackOverflowError under a tiny heap, say) is not this request's doing.
                 if ("run".equals(op) || "run_batch".equals(op)) {
                     warm.stop();
                 } else {
                     warm.pause();
                 }
+                rebaseErrorCounts();
+                warmEnded = warm.ended();
             }
             handle(message.header());
-            if (warm != null) {
+            if (warming && !warmEnded) {
                 warm.resume();
             }
         }
@@ -233,6 +240,16 @@ public final class HostMain {
             e.printStackTrace();
             fail(id, new HostException(HostException.INTERNAL,
                     "engine host internal error: " + e));
+        }
+    }
+
+    /** Takes the JVM's current error counts as the next request's starting point; an
+     *  unreadable count is left for {@link #damage} to report after the request. */
+    private void rebaseErrorCounts() {
+        try {
+            seen = counters.read();
+        } catch (Exception | StackOverflowError e) {
+            // damage() reads again after the request and reports it
         }
     }
 

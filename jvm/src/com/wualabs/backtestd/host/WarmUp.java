@@ -62,9 +62,16 @@ final class WarmUp implements Runnable {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final Instrument INSTRUMENT = new Instrument("WARM", "UP");
 
+    /** Longest a request waits for the warm-up to reach the end of its slice. */
+    private static final long QUIET_WAIT_MS = 2_000;
+
     private final Object lock = new Object();
     private boolean paused;
     private boolean stopped;
+    /** The warm-up thread is waiting between two slices (paused). */
+    private boolean parked;
+    /** The warm-up thread has left {@link #run}, however it ended. */
+    private boolean ended;
     private volatile String state = "running";
     private volatile long rows;
     private volatile long cpuNanos;
@@ -84,10 +91,15 @@ final class WarmUp implements Runnable {
         return warm;
     }
 
-    /** A request is being served: hold still at the next slice until {@link #resume}. */
+    /**
+     * A request is being served: hold still at the next slice until {@link #resume}. Returns
+     * once the warm-up thread is between slices or has ended, so the request never shares a
+     * core with it and the JVM's error counts read afterwards are the request's alone.
+     */
     void pause() {
         synchronized (lock) {
             paused = true;
+            awaitQuiet();
         }
     }
 
@@ -99,11 +111,44 @@ final class WarmUp implements Runnable {
         }
     }
 
-    /** A user run arrived: end the warm-up at the next slice, for good. */
+    /** A user run arrived: end the warm-up at the next slice, for good; returns once it is
+     *  parked or gone (see {@link #pause}). */
     void stop() {
         synchronized (lock) {
             stopped = true;
             lock.notifyAll();
+            awaitQuiet();
+        }
+    }
+
+    /** Whether the warm-up thread has ended (nothing left to pause, stop or resume). */
+    boolean ended() {
+        synchronized (lock) {
+            return ended;
+        }
+    }
+
+    /**
+     * With {@link #lock} held: wait until the warm-up thread parks or ends, at most one slice
+     * (well under a millisecond once compiled), bounded by {@link #QUIET_WAIT_MS} in case the
+     * thread cannot get there.
+     */
+    private void awaitQuiet() {
+        long deadline = System.nanoTime() + QUIET_WAIT_MS * 1_000_000;
+        boolean interrupted = false;
+        while (!parked && !ended) {
+            long left = (deadline - System.nanoTime()) / 1_000_000;
+            if (left <= 0) {
+                break;
+            }
+            try {
+                lock.wait(left);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -121,7 +166,7 @@ final class WarmUp implements Runnable {
     public void run() {
         long cpu0 = THREADS.getCurrentThreadCpuTime();
         long wall0 = System.nanoTime();
-        String end = "done";
+        String end = "failed"; // until the plan completes or is stopped
         try {
             ColumnSet klines = klines(ROWS, 11);
             ColumnSet tickers = tickers(ROWS, 12);
@@ -145,13 +190,19 @@ final class WarmUp implements Runnable {
                     }
                 }
             }
+            if (!"stopped".equals(end)) {
+                end = "done";
+            }
         } catch (Exception | LinkageError e) {
-            end = "failed";
             System.err.println("engine host: warm-up failed (the first run pays for it): " + e);
         } finally {
             cpuNanos = THREADS.getCurrentThreadCpuTime() - cpu0;
             wallNanos = System.nanoTime() - wall0;
             state = end;
+            synchronized (lock) {
+                ended = true;
+                lock.notifyAll();
+            }
         }
     }
 
@@ -174,8 +225,14 @@ final class WarmUp implements Runnable {
     /** Waits while paused; false once stopped. */
     private boolean proceed() throws InterruptedException {
         synchronized (lock) {
-            while (paused && !stopped) {
-                lock.wait();
+            try {
+                while (paused && !stopped) {
+                    parked = true;
+                    lock.notifyAll(); // a pause() waiting for this slice to end
+                    lock.wait();
+                }
+            } finally {
+                parked = false;
             }
             return !stopped;
         }
