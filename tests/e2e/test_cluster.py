@@ -156,7 +156,9 @@ def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(
     _wait_for_workers(cluster, 2)  # both joined, so the prepares spread over both
     key = cluster.replicas[1].create_key("cluster-jack", tier="elite")
     session = _session(cluster, 1, key)
-    start, end = recent_range(24, end_hours_ago=30)
+    # 96 hours: long enough that both prepares are still running when the kill lands (24 took
+    # about a second once workers were warm, and a job that had finished was never re-run)
+    start, end = recent_range(96, end_hours_ago=30)
     jobs = [
         session.prepare(
             exchange_id="sim", type_="ticker", instrument=pair, from_=start, to=end
@@ -184,19 +186,22 @@ def test_a_worker_killed_mid_prepare_leaves_the_job_to_the_other(
             pass
     killed_at = time.monotonic()
     victim.wait(timeout=20)
-    timeline = _watch(cluster.env["BACKTESTD_DATABASE_URL"], jobs, before, killed_at, timeout=300)
-    with capsys.disabled():  # the drill's figures, for docs/deployment.md
-        sys.stdout.write(timeline.figure("worker killed mid-prepare (24 h, 2 jobs)"))
-    states = [wait_prepare(session, "sim", "ticker", job_id, timeout=300) for job_id in jobs]
-    assert [s.status.value for s in states] == ["Completed", "Completed"]
-    # The same prepares on the untouched half of the cluster give the same coverage.
-    again = [s.to_dict() for s in states]
-    for state in again:
-        assert state["coverageRatio"] == 1.0
-        assert state["totalHours"] == 24
-    attempts = _attempts(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
-    assert sorted(attempts) == [1, 2], attempts  # the killed one ran again, nothing ran thrice
-    cluster.workers[index] = _start_worker(cluster.env, cluster.root, f"worker-{index}b")
+    try:
+        database_url = cluster.env["BACKTESTD_DATABASE_URL"]
+        timeline = _watch(database_url, jobs, before, killed_at, timeout=300)
+        with capsys.disabled():  # the drill's figures, for docs/deployment.md
+            sys.stdout.write(timeline.figure("worker killed mid-prepare (96 h, 2 jobs)"))
+        states = [wait_prepare(session, "sim", "ticker", job_id, timeout=300) for job_id in jobs]
+        assert [s.status.value for s in states] == ["Completed", "Completed"]
+        # The same prepares on the untouched half of the cluster give the same coverage.
+        again = [s.to_dict() for s in states]
+        for state in again:
+            assert state["coverageRatio"] == 1.0
+            assert state["totalHours"] == 96
+        attempts = _attempts(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
+        assert sorted(attempts) == [1, 2], attempts  # the killed one ran again, nothing ran thrice
+    finally:  # a failed drill must not leave the next test one worker short
+        cluster.workers[index] = _start_worker(cluster.env, cluster.root, f"worker-{index}b")
 
 
 BUSY = """\
@@ -276,24 +281,27 @@ def test_a_worker_killed_mid_execute_leaves_the_job_to_the_other(
             pass
     killed_at = time.monotonic()
     victim.wait(timeout=20)
-    timeline = _watch(cluster.env["BACKTESTD_DATABASE_URL"], jobs, before, killed_at, timeout=300)
-    with capsys.disabled():
-        sys.stdout.write(timeline.figure("worker killed mid-execute (busy strategy, 2 jobs)"))
-    results = [
-        wait_result(session, "sim", "ticker", job_id, timeout=300)
-        for (session, _, _), job_id in zip(runs, jobs, strict=True)
-    ]
-    assert [r["state"]["status"] for r in results] == ["Completed", "Completed"], results
-    metrics = [
-        {k: v for k, v in r["results"].items() if k not in ("hostName", "iops", "strategyId")}
-        for r in results
-    ]
-    assert metrics[0] == metrics[1]
-    assert metrics[0]["totalTrades"] > 0
-    attempts = _attempts(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
-    assert max(attempts) == 2, attempts  # what the killed worker ran ran again...
-    assert min(attempts) >= 1  # ...and nothing ran three times
-    cluster.workers[index] = _start_worker(cluster.env, cluster.root, f"worker-{index}c")
+    try:
+        database_url = cluster.env["BACKTESTD_DATABASE_URL"]
+        timeline = _watch(database_url, jobs, before, killed_at, timeout=300)
+        with capsys.disabled():
+            sys.stdout.write(timeline.figure("worker killed mid-execute (busy strategy, 2 jobs)"))
+        results = [
+            wait_result(session, "sim", "ticker", job_id, timeout=300)
+            for (session, _, _), job_id in zip(runs, jobs, strict=True)
+        ]
+        assert [r["state"]["status"] for r in results] == ["Completed", "Completed"], results
+        metrics = [
+            {k: v for k, v in r["results"].items() if k not in ("hostName", "iops", "strategyId")}
+            for r in results
+        ]
+        assert metrics[0] == metrics[1]
+        assert metrics[0]["totalTrades"] > 0
+        attempts = _attempts(cluster.env["BACKTESTD_DATABASE_URL"], jobs)
+        assert max(attempts) == 2, attempts  # what the killed worker ran ran again...
+        assert min(attempts) >= 1  # ...and nothing ran three times
+    finally:  # a failed drill must not leave the next test one worker short
+        cluster.workers[index] = _start_worker(cluster.env, cluster.root, f"worker-{index}c")
 
 
 def _wait_for_workers(cluster: Cluster, count: int, timeout: float = 120) -> None:
@@ -312,6 +320,20 @@ def _wait_for_workers(cluster: Cluster, count: int, timeout: float = 120) -> Non
         while len(client.scheduler_info()["workers"]) < count:
             assert time.monotonic() < deadline, "the workers did not all join the scheduler"
             time.sleep(0.5)
+    _wait_until_idle(cluster.workers, deadline)
+
+
+def _wait_until_idle(workers: list[subprocess.Popen[bytes]], deadline: float) -> None:
+    """Until no worker's process tree is busy: a worker warms up as it joins (numba kernels,
+    its engine host's JIT warm-up, about 1-2 s of CPU), and the drills pick the worker to kill
+    by the CPU its jobs use, so a warm-up still running would look like a job."""
+    while True:
+        before = [_tree_ticks(worker) for worker in workers]
+        time.sleep(0.5)
+        used = [_tree_ticks(worker) - was for worker, was in zip(workers, before, strict=True)]
+        if max(used) <= 10:  # at most 0.1 CPU s in 0.5 s (ticks are 1/100 s)
+            return
+        assert time.monotonic() < deadline, f"the workers stayed busy after joining: {used}"
 
 
 def _busiest(workers: list[subprocess.Popen[bytes]], seconds: float) -> int:
