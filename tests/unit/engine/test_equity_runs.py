@@ -16,15 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.unit.engine import reference_portfolio
+from tests.unit.engine.portfolio_configs import portfolio_configs
 
 from backtestd.engine.equity_runs import EquityRuns, grid_length
-from backtestd.engine.fills import FeeLeg
 from backtestd.engine.kernel import equity_pass, run_kernel
 from backtestd.engine.kernel_metrics import daily_equity, daily_equity_runs, equity_stats, run_stats
 from backtestd.engine.mark_to_market import grid_timestamps
 from backtestd.engine.metrics import DAY_MS, compute_metrics, daily_returns, grid_daily_returns
 from backtestd.engine.portfolio import (
-    ExecutionMode,
     PortfolioConfig,
     PortfolioResult,
     kernel_config,
@@ -90,16 +89,7 @@ def runs_cases(draw: st.DrawFn) -> tuple[Arrays, dict[str, int], PortfolioConfig
         "px_ts": px_ts,
         "px": px,
     }
-    cfg = PortfolioConfig(
-        initial_funding=draw(st.sampled_from([100.0, 7.5])),
-        buy_fee_rate=draw(st.sampled_from([0.0, 0.001, 0.1])),
-        sell_fee_rate=draw(st.sampled_from([0.0, 0.002, 0.1])),
-        fee_leg=draw(st.sampled_from(list(FeeLeg))),
-        percent_amount_to_lock=draw(st.sampled_from([None, 30.0, 100.0])),
-        mode=draw(st.sampled_from(list(ExecutionMode))),
-        percent_gain=draw(st.sampled_from([None, 1.0, 10.0])),
-        multi_entry=draw(st.booleans()),
-    )
+    cfg = draw(portfolio_configs)
     return arrays, {"from_ms": from_ms, "to_ms": to_ms, "grid_step_ms": step}, cfg
 
 

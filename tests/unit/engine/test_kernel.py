@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.unit.engine import reference_portfolio
+from tests.unit.engine.portfolio_configs import portfolio_configs
 
-from backtestd.engine.fills import FeeLeg
 from backtestd.engine.kernel_metrics import equity_stats
 from backtestd.engine.metrics import (
     DAY_MS,
@@ -29,7 +29,6 @@ from backtestd.engine.metrics import (
     sweep_row_fields,
 )
 from backtestd.engine.portfolio import (
-    ExecutionMode,
     PortfolioConfig,
     PortfolioResult,
     simulate,
@@ -56,16 +55,7 @@ def cases(draw: st.DrawFn) -> tuple[dict[str, np.ndarray], int, PortfolioConfig]
         "px": column(prices, n_marks, np.float64),
     }
     step = draw(st.sampled_from([250, 1_000, 3_000]))
-    cfg = PortfolioConfig(
-        initial_funding=draw(st.sampled_from([100.0, 7.5])),
-        buy_fee_rate=draw(st.sampled_from([0.0, 0.001, 0.1])),
-        sell_fee_rate=draw(st.sampled_from([0.0, 0.002, 0.1])),
-        fee_leg=draw(st.sampled_from(list(FeeLeg))),
-        percent_amount_to_lock=draw(st.sampled_from([None, 30.0, 100.0])),
-        mode=draw(st.sampled_from(list(ExecutionMode))),
-        percent_gain=draw(st.sampled_from([None, 1.0, 10.0])),
-        multi_entry=draw(st.booleans()),
-    )
+    cfg = draw(portfolio_configs)
     return arrays, step, cfg
 
 
