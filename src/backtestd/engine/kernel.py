@@ -439,10 +439,11 @@ def warm_up() -> None:
     """Compile (or load from the cache) every kernel specialisation a run uses.
 
     Those are :func:`run_kernel` (which compiles its helpers), :func:`equity_pass` storing
-    the runs (a full-grid equity asked for), the daily ratios, and the metrics of runs and of
-    a full grid that tests and the readable formulas use.
+    the runs (a full-grid equity asked for) and the daily ratios. The metrics over runs and
+    over a full grid (``kernel_metrics.run_stats``/``equity_stats``) are the tests' second
+    forms, not a run's, so a worker does not load them as it starts.
     """
-    from backtestd.engine.kernel_metrics import daily_ratios, equity_stats, run_stats
+    from backtestd.engine.kernel_metrics import daily_ratios
 
     ts = np.array([0, 1000], dtype=np.int64)
     px = np.array([10.0, 11.0])
@@ -452,8 +453,6 @@ def warm_up() -> None:
         np.array([1, 0], dtype=np.int64),
     )  # fmt: skip
     daily_ratios(daily)
-    start, value, _, _, _ = equity_pass(
+    equity_pass(  # storing the runs: the specialisation a full-grid equity compiles
         0, 2000, 1000, 86_400_000, book_ts, book_f, book_ts.shape[0], ts, px, 100.0, final, True
     )
-    run_stats(start, value, 0, 2000, 1000, 86_400_000)
-    equity_stats(np.array([100.0, 100.0, 99.0]), np.array([0, 1000, 2000]), 86_400_000)

@@ -1,8 +1,10 @@
 """Compiled risk metrics of one equity series: drawdown on the grid, Sharpe/Sortino on days.
 
-Each metric comes in two forms with the same bits: over the full grid equity
-(:func:`equity_stats`, the readable form the tests hold to the numpy formulas) and over its
-runs (:func:`run_stats`, what a trial uses: ``engine/equity_runs.py``).
+A trial's drawdown and daily equity come from ``kernel.equity_pass`` (one pass over the
+equity's changes), and its Sharpe and Sortino from :func:`daily_ratios`. The same metrics over
+the full grid equity (:func:`equity_stats`, the readable form the tests hold to the numpy
+formulas) and over its runs (:func:`run_stats`) give the same bits; they are the tests'
+second forms, not used by a run.
 
 Sharpe and Sortino use **daily** returns annualised with sqrt(365), whatever the cadence the
 range was prepared at (``docs/metrics.md``), so the same strategy over the same days scores
