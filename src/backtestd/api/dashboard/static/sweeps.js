@@ -191,10 +191,16 @@ async function sweepView(exchange, type, request, id) {
     $("#trial-legend").innerHTML = series.map((s, k) => `<li class="${s.id === ui.highlight ? "highlight" : ""}"><span class="swatch s${k % 8}"></span>${esc(s.label)}</li>`).join("");
   };
 
+  // Loads overlap (the poll, and one per control change); only the newest may draw, or an
+  // older answer arriving last would show a board for controls the user has since changed.
+  let newestLoad = 0;
   const load = async () => {
+    const mine = ++newestLoad;
+    const stale = () => mine !== newestLoad;
     const query = new URLSearchParams({ order: $("#lb-order").value, ranking: $("#lb-ranking").value });
     if (ui.objective) query.set("objective", ui.objective);
     const { data } = await api("GET", `${base}?${query}`);
+    if (stale()) return false;
     if (!ui.objective) { ui.objective = data.objective; $("#lb-objective").value = data.objective; }
     $("#sweep-status").textContent = data.status;
     $("#sweep-status").className = `pill ${data.status}`;
@@ -213,6 +219,7 @@ async function sweepView(exchange, type, request, id) {
       $("#fold-summary").textContent = `${wf.completedFolds} of ${wf.folds} folds, in-sample ${wf.inSamplePct ?? ""} %` + (wf.paramDrift !== undefined && wf.paramDrift !== null ? `, parameter drift ${Number(wf.paramDrift).toFixed(3)}` : "");
     }
     const { data: sens } = await api("GET", `${base}/sensitivity?objective=${encodeURIComponent(data.objective)}`);
+    if (stale()) return false;
     renderMarginals(sens);
     renderHeatmaps(sens);
     ui.finished = data.status !== "RUNNING" && p.pendingShards === 0;
