@@ -134,6 +134,9 @@ class Settings(BaseSettings):
     # Strategy runtime.
     engine_hosts: int = Field(default=2, ge=1, le=64)
     engine_heap_mb: int = Field(default=512, ge=64)
+    # Indicator series kept by each worker's engine host between runs (docs/engine-host.md,
+    # "Series computed ahead"); 0 turns it off. Inside the heap, and released under pressure.
+    engine_series_cache_mb: int = Field(default=96, ge=0)
     max_compiles_in_flight: int = Field(default=4, ge=1)
     max_compiles_per_user: int = Field(default=1, ge=1)  # fairness: docs/limits.md
     validation_workers: int = Field(default=1, ge=1)

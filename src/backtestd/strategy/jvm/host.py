@@ -122,6 +122,11 @@ class HostConfig:
     the engine's hot paths compiled before its first sweep. Off for hosts that mostly compile
     (the API's) and in tests, where it would only take CPU."""
 
+    series_cache_mb: int | None = None
+    """Bytes (MiB) of indicator series the host keeps between runs, so that a sweep's vectors
+    compute each series of a data-fed built-in indicator once (``RunSeries.java``; 0 computes
+    none ahead). None leaves the host's default, a fifth of its heap."""
+
     def argv(self, jar: Path) -> list[str]:
         """The java command line of one host."""
         return [
@@ -136,6 +141,11 @@ class HostConfig:
             str(jar),
             HOST_MAIN_CLASS,
             *(("--warm-up",) if self.warm_up else ()),
+            *(
+                (f"--series-cache-mb={self.series_cache_mb}",)
+                if self.series_cache_mb is not None
+                else ()
+            ),
         ]
 
     def ceiling_bytes(self) -> int:

@@ -229,6 +229,9 @@ class RunResult:
     execution_mode: str
     percent_gain: float
     multi_entry: bool
+    precomputed_indicators: int = 0
+    """How many of the run's indicators took their values from a series the host computed ahead
+    of the events (docs/engine-host.md, "Series computed ahead") instead of stepping."""
 
     @property
     def signal_count(self) -> int:
@@ -257,6 +260,7 @@ class RunResult:
             execution_mode=str(answer.get("execution_mode", "")),
             percent_gain=float(answer.get("percent_gain", 0.0)),
             multi_entry=bool(answer.get("multi_entry", False)),
+            precomputed_indicators=int(answer.get("precomputed_indicators", 0)),
         )
 
 

@@ -33,6 +33,12 @@ final class ColumnSet {
 
     final String kind;
     final int rows;
+    /**
+     * Names the data: each column's path, size, modification time and file key; null for data
+     * that is not a request's ({@link #direct}). Runs share precomputed series only over data of
+     * the same identity.
+     */
+    String identity;
     private final Map<String, LongBuffer> longs = new LinkedHashMap<>();
     private final Map<String, DoubleBuffer> doubles = new LinkedHashMap<>();
 
@@ -49,6 +55,7 @@ final class ColumnSet {
                     "unknown data kind '" + kind + "' (expected ticker, kline or funding)");
         }
         ColumnSet set = null;
+        StringBuilder identity = new StringBuilder(kind);
         for (String column : layout) {
             Object path = paths.get(column);
             if (!(path instanceof String p)) {
@@ -57,6 +64,7 @@ final class ColumnSet {
                         .with("expected_columns", layout);
             }
             MappedByteBuffer buffer = mapFile(column, p);
+            identity.append('|').append(column).append('=').append(fileIdentity(p));
             int rows = buffer.capacity() / 8;
             if (set == null) {
                 set = new ColumnSet(kind, rows);
@@ -70,7 +78,20 @@ final class ColumnSet {
                 set.doubles.put(column, buffer.asDoubleBuffer());
             }
         }
+        set.identity = identity.toString();
         return set;
+    }
+
+    private static String fileIdentity(String path) throws HostException {
+        try {
+            java.nio.file.attribute.BasicFileAttributes a = java.nio.file.Files.readAttributes(
+                    Path.of(path), java.nio.file.attribute.BasicFileAttributes.class);
+            return path + ':' + a.size() + ':' + a.lastModifiedTime().to(java.util.concurrent.TimeUnit.NANOSECONDS)
+                    + ':' + a.fileKey();
+        } catch (IOException e) {
+            throw new HostException(HostException.BAD_REQUEST,
+                    "cannot read column file '" + path + "': " + e);
+        }
     }
 
     /**

@@ -46,7 +46,7 @@ public final class HostMain {
     /** Released on OutOfMemoryError so that the error answer can still be built and sent. */
     private byte[] reserve = new byte[1 << 20];
     private final CompileService compiler;
-    private final RunService runner = new RunService();
+    private final RunService runner;
     private final ErrorCounters counters;
     /** The JVM's error counts after the previous request (see {@link ErrorCounters}). */
     private ErrorCounters.Snapshot seen;
@@ -57,8 +57,10 @@ public final class HostMain {
     /** The warm-up has ended and its error counts are behind us: no more pausing. */
     private boolean warmEnded;
 
-    private HostMain(DataOutputStream out, ErrorCounters counters) throws Exception {
+    private HostMain(DataOutputStream out, ErrorCounters counters, long seriesCacheBytes)
+            throws Exception {
         this.out = out;
+        this.runner = new RunService(seriesCacheBytes);
         this.compiler = new CompileService(System.getProperty("java.class.path"));
         this.counters = counters;
         this.seen = counters.read();
@@ -66,7 +68,7 @@ public final class HostMain {
 
     /**
      * Entry point: {@code java -cp backtestd-engine.jar com.wualabs.backtestd.host.HostMain
-     * [--warm-up]}. With {@code --warm-up} the host runs its built-in {@link WarmUp} on a
+     * [--warm-up] [--series-cache-mb=N]}. With {@code --warm-up} the host runs its built-in {@link WarmUp} on a
      * background thread once it has said hello.
      */
     public static void main(String[] args) {
@@ -79,7 +81,7 @@ public final class HostMain {
         try {
             ErrorCounters counters = ErrorCounters.open();
             int engineClasses = initialiseEngineClasses();
-            host = new HostMain(out, counters);
+            host = new HostMain(out, counters, seriesCacheBytes(args));
             host.hello(engineClasses);
             if (List.of(args).contains("--warm-up")) {
                 host.warm = WarmUp.start();
@@ -90,6 +92,19 @@ public final class HostMain {
             return;
         }
         host.serve(in);
+    }
+
+    /**
+     * Bytes of indicator series the host keeps between runs ({@link RunService}): {@code
+     * --series-cache-mb=N}, by default a fifth of the heap; 0 computes none ahead.
+     */
+    static long seriesCacheBytes(String[] args) {
+        for (String a : args) {
+            if (a.startsWith("--series-cache-mb=")) {
+                return Long.parseLong(a.substring("--series-cache-mb=".length())) << 20;
+            }
+        }
+        return Runtime.getRuntime().maxMemory() / 5;
     }
 
     /**

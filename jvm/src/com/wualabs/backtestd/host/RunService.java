@@ -1,10 +1,15 @@
 package com.wualabs.backtestd.host;
 
 import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.EventFrame;
+import com.wualabs.qtsurfer.engine.internal.RunSeries;
+import com.wualabs.qtsurfer.engine.internal.SeriesCache;
 import com.wualabs.qtsurfer.engine.internal.SignalLog;
 import com.wualabs.qtsurfer.engine.runtime.PropertyInfo;
 import com.wualabs.qtsurfer.engine.runtime.StrategyHarness;
 import com.wualabs.qtsurfer.engine.runtime.StrategyRun;
+import com.wualabs.qtsurfer.engine.strategy.StrategyInternals;
+import com.wualabs.qtsurfer.engine.strategy.TickerValueSource;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -35,6 +40,13 @@ final class RunService {
     static final long MAX_INFO_CHARS = 8L << 20;
 
     private final Set<String> verified = new LinkedHashSet<>();
+    /** Series of data-fed indicators shared by the runs of one strategy over one dataset, or null. */
+    private final SeriesCache seriesCache;
+
+    /** @param seriesCacheBytes bytes of indicator series kept between runs; 0 computes none ahead */
+    RunService(long seriesCacheBytes) {
+        this.seriesCache = seriesCacheBytes > 0 ? new SeriesCache(seriesCacheBytes) : null;
+    }
 
     /** A ready answer: header fields plus binary payloads. */
     record Answer(Map<String, Object> header, List<byte[]> payloads) {}
@@ -44,7 +56,7 @@ final class RunService {
 
     Answer run(Map<String, Object> req, Guard.Limits limits) throws HostException {
         Map<String, byte[]> classes = decodeClasses(req.get("class_files"));
-        verify(classes);
+        String digest = verify(classes);
         String mainClass = Requests.string(req, "main_class");
         if (!classes.containsKey(mainClass)) {
             throw new HostException(HostException.BAD_REQUEST,
@@ -55,10 +67,11 @@ final class RunService {
         ColumnSet columns = ColumnSet.map(Requests.string(req, "kind"),
                 Requests.map(req.get("columns"), "columns"));
         int[] range = Requests.rows(req.get("rows"), columns.rows);
+        RunSeries series = seriesFor(digest, columns, range, instrument);
         ClassLoader loader = new SandboxClassLoader(classes, HostMain.class.getClassLoader());
         long[] progress = new long[2];
         Guard.Outcome<Collected> outcome = Guard.call("strategy run",
-                () -> feed(loader, mainClass, params, instrument, columns, range, progress),
+                () -> feed(loader, mainClass, params, instrument, columns, range, series, progress),
                 thrown -> Failures.classify(thrown, classes.keySet(), "strategy run"), limits);
         if (outcome.error() != null) {
             throw outcome.error().with("events", progress[0]);
@@ -96,7 +109,7 @@ final class RunService {
     Answer runBatch(Map<String, Object> req, Guard.Limits limits,
             java.util.function.Supplier<String> damage) throws HostException {
         Map<String, byte[]> classes = decodeClasses(req.get("class_files"));
-        verify(classes);
+        String digest = verify(classes);
         String mainClass = Requests.string(req, "main_class");
         if (!classes.containsKey(mainClass)) {
             throw new HostException(HostException.BAD_REQUEST,
@@ -115,6 +128,7 @@ final class RunService {
         ColumnSet columns = ColumnSet.map(Requests.string(req, "kind"),
                 Requests.map(req.get("columns"), "columns"));
         int[] range = Requests.rows(req.get("rows"), columns.rows);
+        RunSeries series = seriesFor(digest, columns, range, instrument);
         Guard.Laps laps = new Guard.Laps();
         List<Object> results = new ArrayList<>();
         List<byte[]> payloads = new ArrayList<>();
@@ -125,7 +139,7 @@ final class RunService {
             for (int i = 0; i < vectors.size() && output[0] < BATCH_OUTPUT_BUDGET; i++) {
                 laps.start(i);
                 results.add(runOne(loaders, classes, mainClass, vectors.get(i), instrument,
-                        columns, range, laps, payloads, output));
+                        columns, range, series, laps, payloads, output));
                 // A vector that made the JVM throw (and swallow) a StackOverflowError or an
                 // OutOfMemoryError may have damaged it for the next one: stop here, answer what
                 // ran, and let the host restart (HostMain.answerThenRestartIfDamaged).
@@ -151,14 +165,14 @@ final class RunService {
     /** One vector of a batch, on the guarded worker thread: its answer entry. */
     private static Map<String, Object> runOne(Loaders loaders, Map<String, byte[]> classes,
             String mainClass, Map<String, String> params, Instrument instrument,
-            ColumnSet columns, int[] range, Guard.Laps laps, List<byte[]> payloads,
-            long[] output) throws HostException {
+            ColumnSet columns, int[] range, RunSeries series, Guard.Laps laps,
+            List<byte[]> payloads, long[] output) throws HostException {
         long[] progress = new long[2];
         Map<String, Object> entry;
         try {
             ClassLoader loader = loaders.next();
             Collected collected = feed(loader, mainClass, params, instrument, columns, range,
-                    progress);
+                    series, progress);
             entry = collected.header();
             entry.put("status", "ok");
             payloads.addAll(collected.payloads());
@@ -225,13 +239,18 @@ final class RunService {
     /**
      * One strategy instance fed over {@code range} and its output collected: the core that a
      * single run and every vector of a batch share. {@code progress} gets the events fed and
-     * the feed's nanoseconds, also when the feed throws.
+     * the feed's nanoseconds, also when the feed throws. With {@code series}, a strategy whose
+     * every row is one event of its group (the fast path of its data kind) takes the values of
+     * its data-fed indicators from there.
      */
     private static Collected feed(ClassLoader loader, String mainClass, Map<String, String> params,
-            Instrument instrument, ColumnSet columns, int[] range, long[] progress)
-            throws Exception {
+            Instrument instrument, ColumnSet columns, int[] range, RunSeries series,
+            long[] progress) throws Exception {
         Class<?> strategy = Class.forName(mainClass, false, loader);
         StrategyRun run = start(strategy, params, instrument);
+        if (series != null && run.usesFastPathFor(columns.kind)) {
+            StrategyInternals.useSeries(run.strategy(), series);
+        }
         long t0 = System.nanoTime();
         try {
             Feeder.feed(run, columns, range[0], range[1], progress);
@@ -304,6 +323,7 @@ final class RunService {
         header.put("execution_mode", String.valueOf(run.executionMode()));
         header.put("percent_gain", run.percentGain());
         header.put("multi_entry", run.multiEntryEnabled());
+        header.put("precomputed_indicators", StrategyInternals.precomputedIndicators(run.strategy()));
         ByteBuffer tsBytes = ByteBuffer.allocate(n * 8).order(ByteOrder.LITTLE_ENDIAN);
         tsBytes.asLongBuffer().put(ts, 0, n);
         ByteBuffer priceBytes = ByteBuffer.allocate(n * 8).order(ByteOrder.LITTLE_ENDIAN);
@@ -331,10 +351,11 @@ final class RunService {
         return classes;
     }
 
-    private void verify(Map<String, byte[]> classes) throws HostException {
+    /** Verifies the classes (once per content) and returns their digest. */
+    private String verify(Map<String, byte[]> classes) throws HostException {
         String digest = digest(classes);
         if (verified.contains(digest)) {
-            return;
+            return digest;
         }
         List<BytecodeVerifier.Violation> violations;
         try {
@@ -356,6 +377,42 @@ final class RunService {
         if (verified.size() > VERIFIED_CACHE) {
             verified.remove(verified.iterator().next());
         }
+        return digest;
+    }
+
+    /**
+     * The series view of a request's runs: the data's columns by event-frame field, scoped to
+     * these classes, this data and these rows. Null without a cache or for data that is not a
+     * request's.
+     */
+    private RunSeries seriesFor(String digest, ColumnSet columns, int[] range, Instrument instrument) {
+        if (seriesCache == null || columns.identity == null) {
+            return null;
+        }
+        RunSeries s = new RunSeries(seriesCache, digest + '|' + columns.identity, instrument, range[0],
+                range[1] - range[0]);
+        switch (columns.kind) {
+            case "kline" -> s.field(EventFrame.PRIMARY, columns.doubles("close"))
+                    .field(TickerValueSource.Close.ordinal(), columns.doubles("close"))
+                    .field(TickerValueSource.Open.ordinal(), columns.doubles("open"))
+                    .field(TickerValueSource.High.ordinal(), columns.doubles("high"))
+                    .field(TickerValueSource.Low.ordinal(), columns.doubles("low"))
+                    .field(TickerValueSource.Volume.ordinal(), columns.doubles("volume"));
+            case "ticker" -> s.field(EventFrame.PRIMARY, columns.doubles("last"))
+                    .field(TickerValueSource.Close.ordinal(), columns.doubles("last"))
+                    .field(TickerValueSource.Bid.ordinal(), columns.doubles("bid"))
+                    .field(TickerValueSource.BidSize.ordinal(), columns.doubles("bidSize"))
+                    .field(TickerValueSource.Ask.ordinal(), columns.doubles("ask"))
+                    .field(TickerValueSource.AskSize.ordinal(), columns.doubles("askSize"))
+                    .field(TickerValueSource.Volume.ordinal(), columns.doubles("volume"));
+            case "funding" -> s.field(EventFrame.PRIMARY, columns.doubles("rate"))
+                    .field(TickerValueSource.Rate.ordinal(), columns.doubles("rate"))
+                    .field(TickerValueSource.Close.ordinal(), columns.doubles("markPrice"));
+            default -> {
+                return null;
+            }
+        }
+        return s;
     }
 
     private static String digest(Map<String, byte[]> classes) {

@@ -191,6 +191,23 @@ public final class StrategyRun {
         return instrument;
     }
 
+    /**
+     * True when every event of {@code dataKind} ({@code ticker}, {@code kline} or {@code funding})
+     * goes straight to the instrument's indicator group, one event a row.
+     */
+    public boolean usesFastPathFor(String dataKind) {
+        switch (dataKind) {
+            case "ticker":
+                return fastTicker;
+            case "kline":
+                return fastKline;
+            case "funding":
+                return fastFunding;
+            default:
+                return false;
+        }
+    }
+
     /** True when events bypass {@code update(...)} because the strategy does not override it. */
     public boolean usesFastPath() {
         return fast;

@@ -6,6 +6,7 @@ import com.wualabs.qtsurfer.engine.core.state.StateStore;
 import com.wualabs.qtsurfer.engine.indicators.core.RTIndicator;
 import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
 import com.wualabs.qtsurfer.engine.internal.Notices;
+import com.wualabs.qtsurfer.engine.internal.RunSeries;
 import com.wualabs.qtsurfer.engine.internal.SignalLog;
 import com.wualabs.qtsurfer.engine.strategy.execution.ExecutionMode;
 
@@ -36,6 +37,11 @@ public abstract class AbstractStrategy implements Strategy {
     private final LinkedHashSet<Instrument> tracked = new LinkedHashSet<>();
     private final Set<Instrument> trackedView = Collections.unmodifiableSet(tracked);
     private InstrumentState lastState;
+
+    /** Set by the host before the first event: series its groups may take ahead of the events. */
+    private RunSeries runSeries;
+    /** How many indicators of this strategy's groups took a series from {@link #runSeries}. */
+    private int precomputed;
 
     private long eventTime;
     private boolean eventSeen;
@@ -225,6 +231,7 @@ public abstract class AbstractStrategy implements Strategy {
             st.group = g;
             tracked.add(st.instrument);
             setupIndicators(g);
+            precomputed += g.useSeries(runSeries);
         }
         return g;
     }
@@ -240,6 +247,14 @@ public abstract class AbstractStrategy implements Strategy {
             st.accepted = acceptInstrument(instrument) ? 1 : -1;
         }
         return st.accepted > 0;
+    }
+
+    final void useSeries(RunSeries run) {
+        runSeries = run;
+    }
+
+    final int precomputedIndicators() {
+        return precomputed;
     }
 
     final void beginEvent(Instrument instrument, long timestamp) {

@@ -2,6 +2,7 @@ package com.wualabs.qtsurfer.engine.strategy;
 
 import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
 import com.wualabs.qtsurfer.engine.internal.Notices;
+import com.wualabs.qtsurfer.engine.internal.RunSeries;
 import com.wualabs.qtsurfer.engine.internal.SignalLog;
 
 import java.util.function.Consumer;
@@ -47,6 +48,19 @@ public final class StrategyInternals {
     /** Asks {@code acceptInstrument} once per instrument and caches the answer. */
     public static boolean accepted(AbstractStrategy s, Instrument instrument) {
         return s.accepted(instrument);
+    }
+
+    /**
+     * Lets the strategy's indicator groups take the values of their data-fed indicators from
+     * {@code run} (before the first event; see {@code InstrumentGroupRTIndicator.useSeries}).
+     */
+    public static void useSeries(AbstractStrategy s, RunSeries run) {
+        s.useSeries(run);
+    }
+
+    /** How many of the strategy's indicators took a series from the one {@link #useSeries} gave. */
+    public static int precomputedIndicators(AbstractStrategy s) {
+        return s.precomputedIndicators();
     }
 
     /** Sets the event time and instrument used to stamp signals emitted from now on. */

@@ -46,6 +46,8 @@ public final class EventFrame {
     double barLow;
     double barClose;
     double barVolume;
+    /** The index of the event in the frame, from 0 (-1 before the first): replayed series are read at it. */
+    int index = -1;
     /** True while the fields a kline leaves NaN are NaN (so consecutive klines skip those stores). */
     private boolean klineFields;
 
@@ -100,6 +102,7 @@ public final class EventFrame {
 
     void ticker(double bid, double bidSize, double ask, double askSize, double open, double high, double low,
                 double last, double vwap, double volume, double quoteVolume, double percentChange) {
+        index++;
         this.bid = bid;
         this.bidSize = bidSize;
         this.ask = ask;
@@ -123,6 +126,7 @@ public final class EventFrame {
     }
 
     void kline(double open, double high, double low, double close, double volume) {
+        index++;
         if (!klineFields) {
             // The fields a kline does not carry: NaN until a ticker or funding event sets them.
             double nan = Double.NaN;
@@ -150,6 +154,7 @@ public final class EventFrame {
     }
 
     void funding(double rate, double markPrice) {
+        index++;
         double nan = Double.NaN;
         this.bid = nan;
         this.bidSize = nan;

@@ -10,6 +10,7 @@ import com.wualabs.qtsurfer.engine.indicators.core.RTIndicator;
 import com.wualabs.qtsurfer.engine.indicators.distance.RateChangeRTIndicator;
 import com.wualabs.qtsurfer.engine.indicators.helpers.WindowTimeRTIndicator.WindowTime;
 import com.wualabs.qtsurfer.engine.indicators.momentum.RsiRTIndicator;
+import com.wualabs.qtsurfer.engine.internal.RunSeries;
 import com.wualabs.qtsurfer.engine.strategy.AbstractRTIndicator;
 import com.wualabs.qtsurfer.engine.strategy.AbstractStrategy;
 import com.wualabs.qtsurfer.engine.strategy.AbstractWindowListener;
@@ -84,7 +85,7 @@ public final class InstrumentGroupRTIndicator {
         Objects.requireNonNull(source, "source");
         Node old = byName.get(name);
         if (old != null && old.kind == Node.FIELD && old.field == source.ordinal()
-                && old.ind instanceof Ops.ValueIndicator) {
+                && old.registered() instanceof Ops.ValueIndicator) {
             lastName = name;
             return this;
         }
@@ -119,11 +120,13 @@ public final class InstrumentGroupRTIndicator {
 
     /** {@code discrete = false} selects the continuous mode (expanding mean during warm-up). */
     public InstrumentGroupRTIndicator sma(String name, int periods, boolean discrete) {
-        return publish(name, fromPrice(name, new SmaRTIndicator(periods, discrete)), false);
+        return publish(name, precomputable(fromPrice(name, new SmaRTIndicator(periods, discrete)),
+                "sma:" + periods + ":" + discrete, () -> new SmaRTIndicator(periods, discrete)), false);
     }
 
     public InstrumentGroupRTIndicator sma(String name, String source, int periods) {
-        return publish(name, Node.chain(name, new SmaRTIndicator(periods), require(source)), false);
+        return publish(name, precomputable(Node.chain(name, new SmaRTIndicator(periods), require(source)),
+                "sma:" + periods + ":true", () -> new SmaRTIndicator(periods)), false);
     }
 
     public InstrumentGroupRTIndicator ema(int periods) {
@@ -131,11 +134,13 @@ public final class InstrumentGroupRTIndicator {
     }
 
     public InstrumentGroupRTIndicator ema(String name, int periods) {
-        return publish(name, fromPrice(name, new EmaRTIndicator(periods)), false);
+        return publish(name, precomputable(fromPrice(name, new EmaRTIndicator(periods)),
+                "ema:" + periods, () -> new EmaRTIndicator(periods)), false);
     }
 
     public InstrumentGroupRTIndicator ema(String name, String source, int periods) {
-        return publish(name, Node.chain(name, new EmaRTIndicator(periods), require(source)), false);
+        return publish(name, precomputable(Node.chain(name, new EmaRTIndicator(periods), require(source)),
+                "ema:" + periods, () -> new EmaRTIndicator(periods)), false);
     }
 
     // ------------------------------------------------------------------ oscillators
@@ -436,12 +441,12 @@ public final class InstrumentGroupRTIndicator {
 
     /** The current value of the named indicator. */
     public double getValue(String name) {
-        return require(name).ind.getValue();
+        return require(name).currentValue();
     }
 
     /** The named indicator itself (mutable: updating it by hand advances shared state). */
     public RTIndicator getExisting(String name) {
-        return require(name).ind;
+        return require(name).ind();
     }
 
     /** A read-only view of the named indicator. */
@@ -477,6 +482,36 @@ public final class InstrumentGroupRTIndicator {
 
     // ------------------------------------------------------------------ engine-internal
 
+    /**
+     * Engine-internal, called by the strategy once {@code setupIndicators} has returned and before
+     * the first event: every indicator the group built from a field of {@code run}'s data (and that
+     * no code was handed) takes its values from a series computed ahead ({@link RunSeries}) instead
+     * of stepping. Whatever later reaches such an indicator (getExisting, a read-only view, a
+     * readiness check) first brings it up to date and ends its replay, so nothing can tell the two
+     * apart but the time taken.
+     *
+     * @return how many indicators take a series
+     */
+    public int useSeries(RunSeries run) {
+        if (run == null || !instrument.equals(run.instrument()) || frame.index >= 0) {
+            return 0;
+        }
+        int taken = 0;
+        for (int i = 0; i < nodeCount; i++) {
+            Node n = nodes[i];
+            Integer code = n.seriesKey == null ? null : n.dataField();
+            if (code == null || !run.covers(code)) {
+                continue;
+            }
+            boolean held = n.kind == Node.CHAIN;
+            double[] series = run.series(code, held, n.seriesKey, n.fresh);
+            if (series != null && n.replay(series, run, code)) {
+                taken++;
+            }
+        }
+        return taken;
+    }
+
     final void stepAll() {
         Node[] ns = nodes;
         int n = nodeCount;
@@ -494,6 +529,13 @@ public final class InstrumentGroupRTIndicator {
             store = s;
         }
         return s;
+    }
+
+    /** Marks a node whose indicator the group just built as one whose values may be precomputed. */
+    private static Node precomputable(Node n, String key, java.util.function.Supplier<RTIndicator> fresh) {
+        n.seriesKey = key;
+        n.fresh = fresh;
+        return n;
     }
 
     private Node fromPrice(String name, RTIndicator ind) {
@@ -544,8 +586,9 @@ public final class InstrumentGroupRTIndicator {
         }
         append(n);
         byName.put(name, n);
-        if (n.ind instanceof AbstractRTIndicator && n.ind.getId() == null) {
-            ((AbstractRTIndicator) n.ind).withId(name);
+        RTIndicator ind = n.registered();
+        if (ind instanceof AbstractRTIndicator && ind.getId() == null) {
+            ((AbstractRTIndicator) ind).withId(name);
         }
         lastName = name;
         return this;

@@ -6,6 +6,9 @@ import com.wualabs.qtsurfer.engine.indicators.core.BarRTIndicator;
 import com.wualabs.qtsurfer.engine.indicators.core.BaseRTIndicator;
 import com.wualabs.qtsurfer.engine.indicators.core.RTIndicator;
 import com.wualabs.qtsurfer.engine.indicators.core.ReadOnlyRTIndicator;
+import com.wualabs.qtsurfer.engine.internal.RunSeries;
+
+import java.util.function.Supplier;
 
 /**
  * One registered indicator in a group's update order, plus how it is fed. {@link #value} caches the
@@ -28,6 +31,8 @@ final class Node {
     static final byte BAR = 2;
     /** Computed from other nodes' values. */
     static final byte DERIVED = 3;
+    /** A FIELD or CHAIN node whose values come from a precomputed series (see {@link #replay}). */
+    private static final byte REPLAY = 4;
 
     private static final byte GENERIC = 0;
     private static final byte VALUE = 1;
@@ -36,8 +41,11 @@ final class Node {
     private static final byte BINARY = 4;
 
     final String name;
-    final RTIndicator ind;
+    /** The indicator; outside {@link #step} read it through {@link #ind()}, which brings it up to date. */
+    private final RTIndicator ind;
     final byte kind;
+    /** How {@link #step} advances the node: {@link #kind}, or {@link #REPLAY}. */
+    private byte mode;
     private final byte impl;
     /** True when {@code ind.update(x)} is known to return the new value (built-ins). */
     final boolean trusted;
@@ -49,6 +57,20 @@ final class Node {
     private final Derived derived;
     double value = Double.NaN;
     private RTIndicator ro;
+    /**
+     * For an indicator the group built itself from a data field (an {@code sma} or {@code ema} of
+     * the price, say): names its class and parameters, and {@link #fresh} builds another one like
+     * it, so that its values can be computed ahead of the events ({@link RunSeries}).
+     */
+    String seriesKey;
+    Supplier<RTIndicator> fresh;
+    /** True once code outside the step may hold the indicator: its series is never used then. */
+    private boolean handedOut;
+    // REPLAY: the series, the field it was computed from, and how many events were stepped.
+    private double[] series;
+    private RunSeries seriesSource;
+    private int seriesField;
+    private int stepped;
 
     private Node(String name, RTIndicator ind, byte kind, int field, Node src) {
         this.name = name;
@@ -56,6 +78,7 @@ final class Node {
         this.kind = kind;
         this.field = field;
         this.src = src;
+        this.mode = kind;
         this.bar = kind == BAR ? (BarRTIndicator) ind : null;
         this.derived = kind == DERIVED ? (Derived) ind : null;
         this.trusted = ind instanceof BaseRTIndicator || ind instanceof ReadOnlyRTIndicator || ind instanceof Derived;
@@ -101,7 +124,7 @@ final class Node {
 
     /** Advances this node with the event in {@code f}. */
     void step(EventFrame f) {
-        switch (kind) {
+        switch (mode) {
             case FIELD:
                 feed(f.get(field));
                 return;
@@ -112,9 +135,101 @@ final class Node {
                 double v = bar.updateBar(f.barOpen, f.barHigh, f.barLow, f.barClose, f.barVolume);
                 value = trusted ? v : bar.getValue();
                 return;
+            case REPLAY:
+                int e = f.index;
+                double[] s = series;
+                if (e >= 0 && e < s.length && e == stepped) {
+                    value = s[e];
+                    stepped = e + 1;
+                    return;
+                }
+                materialize(); // events the series does not cover: step the indicator itself
+                step(f);
+                return;
             default:
                 value = impl == BINARY ? ((Ops.Binary) derived).refresh() : derived.refresh();
         }
+    }
+
+    /**
+     * The field whose values alone feed this node, or {@code null}: a FIELD node, or a CHAIN node
+     * fed by a plain field node (whose value is the frame's field at every event).
+     */
+    Integer dataField() {
+        if (kind == FIELD) {
+            return field;
+        }
+        if (kind == CHAIN && src.kind == FIELD && src.impl == VALUE && src.mode == FIELD) {
+            return src.field;
+        }
+        return null;
+    }
+
+    /**
+     * From the next event on, takes this node's values from {@code s} (computed from field
+     * {@code code} of {@code source}, held for a CHAIN node) instead of stepping the indicator;
+     * only before the first event, and only for an indicator the group built and nobody else was
+     * handed.
+     *
+     * @return true when the node replays the series
+     */
+    boolean replay(double[] s, RunSeries source, int code) {
+        if (handedOut || fresh == null || mode != kind || (kind != FIELD && kind != CHAIN)) {
+            return false;
+        }
+        series = s;
+        seriesSource = source;
+        seriesField = code;
+        stepped = 0;
+        mode = REPLAY;
+        return true;
+    }
+
+    /**
+     * Ends replay: feeds the indicator the field's values of every event stepped so far (what it
+     * would have been fed), so that it holds exactly the state it would have had, and steps it
+     * from now on.
+     */
+    private void materialize() {
+        if (mode != REPLAY) {
+            return;
+        }
+        mode = kind;
+        double[] inputs = seriesSource.inputs(seriesField, kind == CHAIN, stepped);
+        series = null;
+        seriesSource = null;
+        double v = Double.NaN;
+        for (double x : inputs) {
+            if (x == x) {
+                v = ind.update(x);
+            }
+        }
+        if (Double.doubleToRawLongBits(v) != Double.doubleToRawLongBits(value)) {
+            throw new IllegalStateException("engine error: indicator '" + name + "' replayed " + value
+                    + " but its own state gives " + v);
+        }
+    }
+
+    /** The indicator, up to date, for code outside the step (which may then hold it). */
+    RTIndicator ind() {
+        handedOut = true;
+        materialize();
+        return ind;
+    }
+
+    /** The indicator as registered, for type and identity checks only (its state may lag). */
+    RTIndicator registered() {
+        return ind;
+    }
+
+    /** The current value, as {@code ind().getValue()}, without ending replay. */
+    double currentValue() {
+        return mode == REPLAY ? value : ind.getValue();
+    }
+
+    /** {@code ind().isReady()}. */
+    boolean isReady() {
+        return ind().isReady();
     }
 
     /** Feeds one input: a NaN input is skipped (the indicator is left unchanged). */
@@ -142,8 +257,10 @@ final class Node {
     RTIndicator ro() {
         RTIndicator r = ro;
         if (r == null) {
-            r = ind.ro();
+            r = ind().ro();
             ro = r;
+        } else {
+            ind(); // the view reads the indicator: it must be up to date
         }
         return r;
     }

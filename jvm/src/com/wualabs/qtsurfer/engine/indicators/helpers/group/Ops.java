@@ -184,7 +184,7 @@ final class Ops {
 
         @Override
         public boolean isReady() {
-            return a.ind.isReady() && b.ind.isReady() && value == value;
+            return a.isReady() && b.isReady() && value == value;
         }
     }
 
@@ -233,7 +233,7 @@ final class Ops {
 
         @Override
         public boolean isReady() {
-            return src.ind.isReady();
+            return src.isReady();
         }
     }
 
@@ -267,7 +267,7 @@ final class Ops {
 
         @Override
         public boolean isReady() {
-            return chosen != null && src.ind.isReady() && chosen.ind.isReady();
+            return chosen != null && src.isReady() && chosen.isReady();
         }
     }
 
@@ -289,7 +289,7 @@ final class Ops {
             this.p1 = p1;
             this.p2 = p2;
             this.predicate = predicate;
-            withDisplayHint(src.ind.getDisplayHint());
+            withDisplayHint(src.registered().getDisplayHint());
         }
 
         @Override
@@ -320,7 +320,7 @@ final class Ops {
 
         @Override
         public boolean isReady() {
-            return src.ind.isReady();
+            return src.isReady();
         }
     }
 
@@ -371,7 +371,7 @@ final class Ops {
 
         @Override
         public boolean isReady() {
-            return middle.ind.isReady() && upper.ind.isReady() && lower.ind.isReady() && value == value;
+            return middle.isReady() && upper.isReady() && lower.isReady() && value == value;
         }
     }
 }

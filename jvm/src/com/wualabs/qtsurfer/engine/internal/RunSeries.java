@@ -1,0 +1,131 @@
+package com.wualabs.qtsurfer.engine.internal;
+
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.indicators.core.RTIndicator;
+
+import java.nio.DoubleBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Engine-internal: what a run's indicator group needs to take the series of its data-fed
+ * indicators ahead of the events instead of stepping them: the run's columns by event-frame field,
+ * and the host's {@link SeriesCache}. Event {@code e} of the run is row {@code firstRow + e} of
+ * every column: the host attaches one only to runs whose every row is one event of one group (the
+ * fast paths of single-source strategies).
+ *
+ * <p>A series holds, for each event, the value an indicator built by {@code fresh} has after being
+ * updated with the field's value at every event so far, NaN values skipped: exactly what the
+ * group's node would hold after stepping that event, since it is the same code fed the same
+ * values in the same order. A node fed by another node that holds the field (a {@code price}
+ * node) sees that node's value, which keeps the field's latest non-NaN value through NaN events:
+ * such a series is computed {@code held}, from that value at every event.
+ */
+public final class RunSeries {
+
+    /** Values read from a column at a time while a series is computed. */
+    private static final int CHUNK = 4096;
+
+    private final SeriesCache cache;
+    private final String scope;
+    private final Instrument instrument;
+    private final int events;
+    private final int firstRow;
+    private final Map<Integer, DoubleBuffer> columns = new HashMap<>();
+
+    /**
+     * @param scope      identifies the data, the rows and the strategy classes: runs share a series
+     *                   only when their scopes are equal
+     * @param instrument the run's instrument (other groups are not fed by these columns)
+     * @param firstRow   the row of event 0
+     * @param events     how many events the run is fed
+     */
+    public RunSeries(SeriesCache cache, String scope, Instrument instrument, int firstRow, int events) {
+        this.cache = cache;
+        this.scope = scope;
+        this.instrument = instrument;
+        this.firstRow = firstRow;
+        this.events = events;
+    }
+
+    /** Declares that the frame's field {@code code} holds {@code values[firstRow + e]} at event e. */
+    public RunSeries field(int code, DoubleBuffer values) {
+        columns.put(code, values);
+        return this;
+    }
+
+    public Instrument instrument() {
+        return instrument;
+    }
+
+    /** True when field {@code code} is read from a column. */
+    public boolean covers(int code) {
+        return columns.containsKey(code);
+    }
+
+    /**
+     * What a node fed field {@code code} gets at each of the first {@code n} events: the field's
+     * value, or with {@code held} its latest non-NaN value (NaN before the first).
+     */
+    public double[] inputs(int code, boolean held, int n) {
+        DoubleBuffer column = columns.get(code);
+        double[] out = new double[n];
+        column.get(firstRow, out, 0, n);
+        if (held) {
+            double last = Double.NaN;
+            for (int e = 0; e < n; e++) {
+                double x = out[e];
+                if (x == x) {
+                    last = x;
+                }
+                out[e] = last;
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The series of the indicator {@code fresh} builds (described by {@code indicatorKey}, which
+     * must name its class and every parameter) fed field {@code code}: from the cache, or computed
+     * now and cached. Null when the field is not read from a column.
+     */
+    public double[] series(int code, boolean held, String indicatorKey, Supplier<RTIndicator> fresh) {
+        DoubleBuffer column = columns.get(code);
+        if (column == null) {
+            return null;
+        }
+        String key = scope + '|' + firstRow + '|' + events + '|' + code + (held ? "|held|" : "|") + indicatorKey;
+        double[] series = cache.get(key);
+        if (series == null) {
+            series = compute(column, held, fresh.get());
+            cache.put(key, series);
+        }
+        return series;
+    }
+
+    private double[] compute(DoubleBuffer column, boolean held, RTIndicator ind) {
+        double[] out = new double[events];
+        double[] chunk = new double[Math.max(1, Math.min(CHUNK, events))];
+        double v = Double.NaN;
+        double last = Double.NaN;
+        for (int at = 0; at < events; at += chunk.length) {
+            int len = Math.min(chunk.length, events - at);
+            column.get(firstRow + at, chunk, 0, len);
+            for (int k = 0; k < len; k++) {
+                double x = chunk[k];
+                if (held) {
+                    if (x == x) {
+                        last = x;
+                    }
+                    x = last;
+                }
+                if (x == x) {
+                    v = ind.update(x);
+                }
+                out[at + k] = v;
+            }
+        }
+        return out;
+    }
+}

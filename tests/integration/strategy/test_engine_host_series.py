@@ -1,0 +1,381 @@
+"""Series computed ahead (``RunSeries``/``SeriesCache``): a host that takes the values of data-fed
+SMAs and EMAs from precomputed series gives, bit for bit, the signals and info of a host that
+steps every indicator, whatever the strategy does with those indicators mid-run."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tests.support.strategies import source
+
+from backtestd.domain.marketdata import DataType, Instrument
+from backtestd.strategy.jvm import (
+    CompileResult,
+    EngineHost,
+    HostConfig,
+    RunFailure,
+    RunFailureKind,
+    RunRequest,
+    RunResult,
+    locate_engine_jar,
+    write_columns,
+)
+
+pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+
+_HEADER = """\
+import com.wualabs.qtsurfer.engine.core.state.StateStore;
+import com.wualabs.qtsurfer.engine.indicators.core.RTIndicator;
+import com.wualabs.qtsurfer.engine.indicators.helpers.WindowTimeRTIndicator.WindowTime;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+import com.wualabs.qtsurfer.engine.strategy.AbstractKlineStrategy;
+import com.wualabs.qtsurfer.engine.strategy.AbstractStrategy;
+import com.wualabs.qtsurfer.engine.strategy.AbstractTickerStrategy;
+import com.wualabs.qtsurfer.engine.strategy.AbstractWindowListener;
+import com.wualabs.qtsurfer.engine.strategy.StrategyProperty;
+import com.wualabs.qtsurfer.engine.strategy.TickerValueSource;
+"""
+
+_PROPS = """
+    @StrategyProperty(name = "a", description = "a period", defaultValue = "5")
+    private int a = 5;
+
+    @StrategyProperty(name = "b", description = "another period", defaultValue = "20")
+    private int b = 20;
+"""
+
+# Every precomputable form: SMAs and EMAs of the primary value without a price node (FIELD),
+# of a price node and of another field's node (CHAIN, held), the continuous SMA; readers through
+# getValue, buy and sell prices taken from them, info signals carrying their values.
+FIELDS = (
+    _HEADER
+    + """
+public class Fields extends AbstractKlineStrategy {"""
+    + _PROPS
+    + """
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator ind) {
+        ind.sma("s", a).ema("e", b).sma("c", b, false)
+            .add("hi", TickerValueSource.High).sma("hs", "hi", a + 1).ema("he", "hi", b)
+            .add("vol", TickerValueSource.Volume).sma("vs", "vol", b)
+            .diff("d", "s", "e")
+            .window("d", WindowTime.s1, new L(this, ind));
+    }
+
+    class L extends AbstractWindowListener {
+        private int n;
+
+        L(AbstractStrategy s, InstrumentGroupRTIndicator i) {
+            super(s, i);
+        }
+
+        @Override
+        public void onChange(StateStore store, double prev, double actual) {
+            n++;
+            if (prev <= 0 && actual > 0) {
+                emitBuy(indicators.getValue("hs"));
+            } else if (prev >= 0 && actual < 0) {
+                emitSell(indicators.getValue("c"));
+            }
+            if (n % 97 == 0) {
+                emitSignal(createInfoSignal().set("s", indicators.getValue("s"))
+                        .set("e", indicators.getValue("e")).set("he", indicators.getValue("he"))
+                        .set("vs", indicators.getValue("vs")));
+            }
+        }
+    }
+}
+"""
+)
+
+# Reaches the indicators mid-run in every way that ends a replay: getExisting (and a readiness
+# check through it) after 300 windows, a read-only view after 700, the readiness of a derived
+# indicator (which asks its operands) after 1,100; the values read back go out as info.
+TOUCHING = (
+    _HEADER
+    + """
+public class Touching extends AbstractKlineStrategy {"""
+    + _PROPS
+    + """
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator ind) {
+        ind.addPrice().sma("fast", a).sma("slow", b).ema("x", b).diff("spread", "fast", "slow")
+            .window("spread", WindowTime.s1, new L(this, ind));
+    }
+
+    class L extends AbstractWindowListener {
+        private int n;
+        private RTIndicator view;
+
+        L(AbstractStrategy s, InstrumentGroupRTIndicator i) {
+            super(s, i);
+        }
+
+        @Override
+        public void onChange(StateStore store, double prev, double actual) {
+            n++;
+            if (n == 300) {
+                RTIndicator slow = indicators.getExisting("slow");
+                emitSignal(createInfoSignal().set("ready", slow.isReady())
+                        .set("v", slow.getValue()));
+            }
+            if (n == 700) {
+                view = indicators.getReadOnlyExisting("x");
+            }
+            if (view != null && n % 50 == 0) {
+                emitSignal(createInfoSignal().set("x", view.getValue()).set("r", view.isReady()));
+            }
+            if (n == 1100) {
+                emitSignal(createInfoSignal().set("spreadReady",
+                        indicators.getExisting("spread").isReady()));
+            }
+            if (prev <= 0 && actual > 0) {
+                emitBuy(indicators.getValue("price"));
+            } else if (prev >= 0 && actual < 0) {
+                emitSell(indicators.getValue("fast"));
+            }
+        }
+    }
+}
+"""
+)
+
+# Ticks whose last price and bid are NaN now and then: a FIELD SMA skips those events, a CHAIN SMA
+# of the price node is fed the price node's held value.
+TICKS = (
+    _HEADER
+    + """
+public class Ticks extends AbstractTickerStrategy {"""
+    + _PROPS
+    + """
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator ind) {
+        ind.sma("raw", a).addPrice().sma("held", "price", b).add("bid", TickerValueSource.Bid)
+            .ema("eb", "bid", a).sma("sb", b).diff("d", "raw", "held")
+            .window("d", WindowTime.s1, new L(this, ind));
+    }
+
+    class L extends AbstractWindowListener {
+        private int n;
+
+        L(AbstractStrategy s, InstrumentGroupRTIndicator i) {
+            super(s, i);
+        }
+
+        @Override
+        public void onChange(StateStore store, double prev, double actual) {
+            n++;
+            if (prev <= 0 && actual > 0) {
+                emitBuy(indicators.getValue("eb"));
+            } else if (prev >= 0 && actual < 0) {
+                emitSell(indicators.getValue("held"));
+            }
+            if (n % 89 == 0) {
+                emitSignal(createInfoSignal().set("raw", indicators.getValue("raw"))
+                        .set("sb", indicators.getValue("sb")));
+            }
+        }
+    }
+}
+"""
+)
+
+# Hands an indicator out while setting up: that one is never replayed, the others are.
+HANDED_OUT = FIELDS.replace("class Fields", "class HandedOut").replace(
+    '            .window("d", WindowTime.s1, new L(this, ind));\n',
+    '            .window("d", WindowTime.s1, new L(this, ind));\n'
+    '        ind.getReadOnlyExisting("e");\n',
+)
+
+VECTORS: list[dict[str, int]] = [{"a": a, "b": b} for a in (3, 5) for b in (8, 21)]
+
+
+def _bars(n: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(11)
+    close = 100.0 * np.exp(np.cumsum(rng.normal(0.0, 0.001, n)))
+    opens = np.concatenate([[close[0]], close[:-1]])
+    ts = 1_700_000_000_000 + np.arange(n, dtype=np.int64) * 1000
+    return {
+        "ts": ts,
+        "closeTs": ts + 999,
+        "open": opens,
+        "high": np.maximum(opens, close) * (1 + rng.uniform(0, 1e-3, n)),
+        "low": np.minimum(opens, close) * (1 - rng.uniform(0, 1e-3, n)),
+        "close": close,
+        "volume": rng.uniform(0.0, 3.0, n),
+    }
+
+
+def _ticks_with_gaps(n: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(5)
+    last = 100.0 * np.exp(np.cumsum(rng.normal(0.0, 0.001, n)))
+    bid = last - 0.01
+    last[rng.random(n) < 0.1] = np.nan
+    last[:7] = np.nan  # before the first price, a held node has nothing to hold
+    bid[rng.random(n) < 0.05] = np.nan
+    return {
+        "ts": 1_700_000_000_000 + np.arange(n, dtype=np.int64) * 1000,
+        "bid": bid,
+        "bidSize": rng.uniform(0.1, 2.0, n),
+        "ask": last + 0.01,
+        "askSize": rng.uniform(0.1, 2.0, n),
+        "last": last,
+        "volume": rng.uniform(0.0, 5.0, n),
+    }
+
+
+@pytest.fixture(scope="module")
+def stepping() -> Iterator[EngineHost]:
+    """A host that steps every indicator (no series computed ahead)."""
+    with EngineHost(HostConfig(jar=locate_engine_jar(), heap_mb=256, series_cache_mb=0)) as host:
+        yield host
+
+
+@pytest.fixture(scope="module")
+def replaying() -> Iterator[EngineHost]:
+    with EngineHost(HostConfig(jar=locate_engine_jar(), heap_mb=256, series_cache_mb=64)) as host:
+        yield host
+
+
+@pytest.fixture(scope="module")
+def kline_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return write_columns(tmp_path_factory.mktemp("bars"), DataType.KLINE, _bars(6_000))
+
+
+@pytest.fixture(scope="module")
+def tick_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return write_columns(tmp_path_factory.mktemp("ticks"), DataType.TICKER, _ticks_with_gaps(6_000))
+
+
+def _compiled(host: EngineHost, text: str) -> CompileResult:
+    result = host.compile(text)
+    assert result.ok, [d.render() for d in result.diagnostics]
+    return result
+
+
+def _runs(
+    host: EngineHost,
+    text: str,
+    kind: DataType,
+    files: dict[str, Path],
+    vectors: Sequence[dict[str, int]],
+    rows: tuple[int, int] | None = None,
+) -> list[RunResult]:
+    compiled = _compiled(host, text)
+    assert compiled.main_class is not None
+    request = RunRequest(
+        class_files=compiled.class_files,
+        main_class=compiled.main_class,
+        kind=kind,
+        columns=files,
+        instrument=Instrument("BTC", "USDT"),
+        rows=rows,
+    )
+    outcomes = host.run_many(request, vectors)
+    results = [o for o in outcomes if isinstance(o, RunResult)]
+    assert len(results) == len(vectors), outcomes
+    return results
+
+
+def _assert_same(stepped: list[RunResult], replayed: list[RunResult]) -> None:
+    for a, b in zip(stepped, replayed, strict=True):
+        assert a.signal_count > 10
+        assert a.signal_ts.tolist() == b.signal_ts.tolist()
+        assert a.signal_side.tolist() == b.signal_side.tolist()
+        assert a.signal_price.view(np.int64).tolist() == b.signal_price.view(np.int64).tolist()
+        assert a.info == b.info
+        assert a.notices == b.notices
+
+
+SMA_CROSS_VECTORS = [{"fast": f, "slow": s} for f in (3, 7) for s in (12, 30)]
+
+
+@pytest.mark.parametrize(
+    ("text", "vectors", "taken"),
+    [
+        (FIELDS, VECTORS, 6),
+        (HANDED_OUT, VECTORS, 5),
+        (TOUCHING, VECTORS, 3),
+        (source("sma_cross_kline.java"), SMA_CROSS_VECTORS, 2),
+    ],
+    ids=["fields", "handed-out-at-setup", "touched-mid-run", "sma-cross"],
+)
+def test_kline_runs_give_the_same_bits_with_series_computed_ahead(
+    stepping: EngineHost,
+    replaying: EngineHost,
+    kline_files: dict[str, Path],
+    text: str,
+    vectors: list[dict[str, int]],
+    taken: int,
+) -> None:
+    stepped = _runs(stepping, text, DataType.KLINE, kline_files, vectors)
+    replayed = _runs(replaying, text, DataType.KLINE, kline_files, vectors)
+    _assert_same(stepped, replayed)
+    assert {r.precomputed_indicators for r in stepped} == {0}
+    assert {r.precomputed_indicators for r in replayed} == {taken}
+
+
+def test_touched_indicators_are_brought_up_to_date_before_code_reads_them(
+    replaying: EngineHost, kline_files: dict[str, Path]
+) -> None:
+    """What the strategy read mid-run is the indicator's own state: the SMA over the bars so far,
+    recomputed here independently."""
+    (result,) = _runs(replaying, TOUCHING, DataType.KLINE, kline_files, [{"a": 5, "b": 20}])
+    first = result.info[result.signal_side.tolist().index(0)]
+    assert first["ready"] is True
+    close = _bars(6_000)["close"]
+    # window n fires after bar n (each 1 s bar closes its own window), over bars 0..n-1
+    assert first["v"] == pytest.approx(float(np.mean(close[300 - 20 : 300])), rel=1e-12)
+
+
+def test_ticks_with_missing_values_give_the_same_bits(
+    stepping: EngineHost, replaying: EngineHost, tick_files: dict[str, Path]
+) -> None:
+    stepped = _runs(stepping, TICKS, DataType.TICKER, tick_files, VECTORS)
+    replayed = _runs(replaying, TICKS, DataType.TICKER, tick_files, VECTORS)
+    _assert_same(stepped, replayed)
+    assert {r.precomputed_indicators for r in replayed} == {4}
+
+
+def test_a_row_range_takes_series_of_its_own_rows(
+    stepping: EngineHost, replaying: EngineHost, kline_files: dict[str, Path]
+) -> None:
+    """The whole range first, then a part of it: the part must not reuse the whole's series."""
+    _runs(replaying, FIELDS, DataType.KLINE, kline_files, VECTORS[:1])
+    stepped = _runs(stepping, FIELDS, DataType.KLINE, kline_files, VECTORS, rows=(1_500, 4_500))
+    replayed = _runs(replaying, FIELDS, DataType.KLINE, kline_files, VECTORS, rows=(1_500, 4_500))
+    _assert_same(stepped, replayed)
+
+
+def test_a_strategy_cannot_feed_its_group_by_hand(
+    stepping: EngineHost, kline_files: dict[str, Path]
+) -> None:
+    """GroupDriver and EventFrame are engine plumbing: the sandbox refuses them (a warning at
+    registration, and no run loads the classes)."""
+    text = FIELDS.replace(
+        "import com.wualabs.qtsurfer.engine.strategy.TickerValueSource;",
+        "import com.wualabs.qtsurfer.engine.strategy.TickerValueSource;\n"
+        "import com.wualabs.qtsurfer.engine.indicators.helpers.group.GroupDriver;",
+    ).replace(
+        "            n++;\n",
+        "            n++;\n            GroupDriver.kline(indicators, 0, 1, 1, 1, 1, 1, 1);\n",
+        1,
+    )
+    result = stepping.compile(text)
+    assert not result.runnable
+    assert any("GroupDriver is blocked" in d.message for d in result.sandbox_warnings)
+    assert result.main_class is not None
+    request = RunRequest(
+        class_files=result.class_files,
+        main_class=result.main_class,
+        kind=DataType.KLINE,
+        columns=kline_files,
+        instrument=Instrument("BTC", "USDT"),
+    )
+    with pytest.raises(RunFailure) as caught:
+        stepping.run(request)
+    assert caught.value.kind is RunFailureKind.SANDBOX_VIOLATION
