@@ -379,3 +379,18 @@ def test_a_strategy_cannot_feed_its_group_by_hand(
     with pytest.raises(RunFailure) as caught:
         stepping.run(request)
     assert caught.value.kind is RunFailureKind.SANDBOX_VIOLATION
+
+
+def test_series_too_long_for_the_cache_are_stepped_and_a_run_takes_at_most_its_budget(
+    stepping: EngineHost, tmp_path: Path
+) -> None:
+    """With a 1 MiB cache, a series of 60,000 values (469 KiB) may be kept, two to a run, and
+    one of 70,000 (547 KiB, above half the cache) is not computed ahead at all; either way the
+    signals are the stepping host's."""
+    with EngineHost(HostConfig(jar=locate_engine_jar(), heap_mb=256, series_cache_mb=1)) as small:
+        for rows, taken in ((60_000, 2), (70_000, 0)):
+            files = write_columns(tmp_path / str(rows), DataType.KLINE, _bars(rows))
+            stepped = _runs(stepping, FIELDS, DataType.KLINE, files, VECTORS[:2])
+            replayed = _runs(small, FIELDS, DataType.KLINE, files, VECTORS[:2])
+            _assert_same(stepped, replayed)
+            assert {r.precomputed_indicators for r in replayed} == {taken}

@@ -59,9 +59,17 @@ public final class RunSeries {
         return instrument;
     }
 
-    /** True when field {@code code} is read from a column. */
+    /** True when field {@code code} is read from a column and its series are small enough to keep. */
     public boolean covers(int code) {
-        return columns.containsKey(code);
+        return columns.containsKey(code) && cache.fits(events);
+    }
+
+    /**
+     * How many series one run may take: together they hold at most the cache's budget, so a run
+     * with many indicators over long data keeps the rest stepping instead of filling the heap.
+     */
+    public int maxSeriesPerRun() {
+        return (int) Math.min(Integer.MAX_VALUE, cache.budgetBytes() / (8L * Math.max(1, events) + 16));
     }
 
     /**
@@ -92,7 +100,7 @@ public final class RunSeries {
      */
     public double[] series(int code, boolean held, String indicatorKey, Supplier<RTIndicator> fresh) {
         DoubleBuffer column = columns.get(code);
-        if (column == null) {
+        if (column == null || !cache.fits(events)) {
             return null;
         }
         String key = scope + '|' + firstRow + '|' + events + '|' + code + (held ? "|held|" : "|") + indicatorKey;

@@ -31,6 +31,19 @@ public final class SeriesCache {
         this.budgetBytes = Math.max(0, budgetBytes);
     }
 
+    /**
+     * Whether a series of {@code length} values may be computed ahead at all: one that the cache
+     * would not keep (above half the budget) is not worth its memory for a single run.
+     */
+    public boolean fits(long length) {
+        return 8L * length + 16 <= budgetBytes / 2;
+    }
+
+    /** The most bytes of series one run may hold at once (as many as the cache). */
+    public long budgetBytes() {
+        return budgetBytes;
+    }
+
     /** The cached series of {@code key}, or null. */
     public synchronized double[] get(String key) {
         SoftReference<double[]> ref = entries.get(key);
@@ -52,10 +65,10 @@ public final class SeriesCache {
      * everything else for one key).
      */
     public synchronized void put(String key, double[] series) {
-        long size = 8L * series.length + 16;
-        if (size > budgetBytes / 2) {
+        if (!fits(series.length)) {
             return;
         }
+        long size = 8L * series.length + 16;
         if (entries.containsKey(key)) {
             forget(key);
         }

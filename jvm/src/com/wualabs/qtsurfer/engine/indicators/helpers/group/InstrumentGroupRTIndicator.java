@@ -497,7 +497,8 @@ public final class InstrumentGroupRTIndicator {
             return 0;
         }
         int taken = 0;
-        for (int i = 0; i < nodeCount; i++) {
+        int most = run.maxSeriesPerRun();
+        for (int i = 0; i < nodeCount && taken < most; i++) {
             Node n = nodes[i];
             Integer code = n.seriesKey == null ? null : n.dataField();
             if (code == null || !run.covers(code)) {
