@@ -389,8 +389,13 @@ final class RunService {
         if (seriesCache == null || columns.identity == null) {
             return null;
         }
-        RunSeries s = new RunSeries(seriesCache, digest + '|' + columns.identity, instrument, range[0],
-                range[1] - range[0]);
+        return seriesOf(seriesCache, digest + '|' + columns.identity, columns, range, instrument);
+    }
+
+    /** The series view of runs over {@code range} of {@code columns}, shared under {@code scope}. */
+    static RunSeries seriesOf(SeriesCache cache, String scope, ColumnSet columns, int[] range,
+            Instrument instrument) {
+        RunSeries s = new RunSeries(cache, scope, instrument, range[0], range[1] - range[0]);
         switch (columns.kind) {
             case "kline" -> s.field(EventFrame.PRIMARY, columns.doubles("close"))
                     .field(TickerValueSource.Close.ordinal(), columns.doubles("close"))

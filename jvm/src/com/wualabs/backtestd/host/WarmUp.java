@@ -4,12 +4,14 @@ import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
 import com.wualabs.qtsurfer.engine.core.state.StateStore;
 import com.wualabs.qtsurfer.engine.indicators.helpers.WindowTimeRTIndicator.WindowTime;
 import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+import com.wualabs.qtsurfer.engine.internal.SeriesCache;
 import com.wualabs.qtsurfer.engine.runtime.StrategyHarness;
 import com.wualabs.qtsurfer.engine.runtime.StrategyRun;
 import com.wualabs.qtsurfer.engine.strategy.AbstractKlineStrategy;
 import com.wualabs.qtsurfer.engine.strategy.AbstractStrategy;
 import com.wualabs.qtsurfer.engine.strategy.AbstractTickerStrategy;
 import com.wualabs.qtsurfer.engine.strategy.AbstractWindowListener;
+import com.wualabs.qtsurfer.engine.strategy.StrategyInternals;
 import com.wualabs.qtsurfer.engine.strategy.StrategyProperty;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -64,6 +66,12 @@ final class WarmUp implements Runnable {
 
     /** Longest a request waits for the warm-up to reach the end of its slice. */
     private static final long QUIET_WAIT_MS = 2_000;
+
+    /**
+     * The warm-up's own series (user runs take their SMAs and EMAs from series computed ahead,
+     * so the warm-up's do too: the step the JIT compiles here is the one user runs take).
+     */
+    private final SeriesCache series = new SeriesCache(8L << 20);
 
     private final Object lock = new Object();
     private boolean paused;
@@ -210,6 +218,11 @@ final class WarmUp implements Runnable {
     private boolean feed(Class<?> strategy, Map<String, String> params, ColumnSet columns)
             throws Exception {
         StrategyRun run = StrategyHarness.start(strategy, params, INSTRUMENT);
+        if (run.usesFastPathFor(columns.kind)) {
+            StrategyInternals.useSeries(run.strategy(), RunService.seriesOf(series,
+                    "warm-up@" + System.identityHashCode(columns), columns,
+                    new int[] {0, columns.rows}, INSTRUMENT));
+        }
         long[] progress = new long[2];
         for (int at = 0; at < columns.rows; at += SLICE) {
             if (!proceed()) {
