@@ -16,12 +16,17 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from backtestd.errors import ServiceUnavailable
+from backtestd.storage.db import json_text
 
 
 def build_engine(url: str) -> Engine:
     """Create the engine; SQLite gets WAL, foreign keys and a generous busy timeout."""
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            json_serializer=json_text.dumps,
+        )
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -34,7 +39,9 @@ def build_engine(url: str) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(
+        url, pool_pre_ping=True, pool_size=10, max_overflow=20, json_serializer=json_text.dumps
+    )
 
 
 def _connection_lost(exc: BaseException) -> bool:

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from backtestd.domain.sweeps import SweepRow
 from backtestd.storage.db.insert import insert_new, insert_new_many
+from backtestd.storage.db.json_text import encode_numbers
 from backtestd.storage.db.tables import sweep_rows
 from backtestd.storage.db.tables.base import UtcDateTime
 
@@ -55,14 +56,18 @@ class SweepRowRepository:
         values = _values(row, now)
         # SQL NULL, not JSON null: "holds a curve" is then answered from the row header
         # (curve_ixs) instead of by reading every stored curve (migration 0007).
-        values["curve"] = row.curve if row.curve is not None else null()
+        values["curve"] = encode_numbers(row.curve) if row.curve is not None else null()
         return insert_new(self._session, sweep_rows, values)
 
     def add_many(self, rows: Sequence[SweepRow], now: datetime) -> None:
         """Store rows in two statements (with and without a curve); rows whose ``runIx`` is
         already stored are skipped (a retried shard). A row without a curve leaves the column
         out, so it holds SQL NULL as :meth:`add` writes it."""
-        with_curve = [{**_values(r, now), "curve": r.curve} for r in rows if r.curve is not None]
+        with_curve = [
+            {**_values(r, now), "curve": encode_numbers(r.curve)}
+            for r in rows
+            if r.curve is not None
+        ]
         without = [_values(r, now) for r in rows if r.curve is None]
         insert_new_many(self._session, sweep_rows, with_curve)
         insert_new_many(self._session, sweep_rows, without)

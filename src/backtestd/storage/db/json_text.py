@@ -1,0 +1,48 @@
+"""The text the database's JSON columns store.
+
+Every JSON value is written with ``json.dumps``, as SQLAlchemy does by default, except values a
+repository encoded itself (:class:`EncodedJSON`): a sweep's retained equity curves, tens of
+thousands of numbers each, which ``json.dumps`` spends about 15 ms a curve on and orjson about
+1 ms. Both write the shortest text that reads back as the same double, so a curve decoded from
+either is bit for bit the same.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import orjson
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedJSON:
+    """JSON text to store as it is."""
+
+    text: str
+
+
+def dumps(value: object) -> str:
+    """The engine's JSON serializer (``create_engine(json_serializer=...)``)."""
+    if isinstance(value, EncodedJSON):
+        return value.text
+    return json.dumps(value)
+
+
+def encode_numbers(value: Mapping[str, Sequence[float]]) -> EncodedJSON:
+    """A mapping of number lists, encoded fast.
+
+    orjson writes a non-finite float as ``null`` where ``json.dumps`` writes ``NaN`` or
+    ``Infinity``; numbers are the only values here, so a ``null`` in the text means such a
+    number, and that value is encoded the ordinary way instead.
+
+    >>> encode_numbers({"ts": [0, 60_000], "eq": [100.0, 1e-05]}).text
+    '{"ts":[0,60000],"eq":[100.0,0.00001]}'
+    >>> encode_numbers({"eq": [float("nan")]}).text
+    '{"eq": [NaN]}'
+    """
+    text = orjson.dumps(value)
+    if b"null" in text:
+        return EncodedJSON(json.dumps(value))
+    return EncodedJSON(text.decode())
