@@ -82,6 +82,8 @@ def build_services(settings: Settings) -> Services:
             heap_mb=settings.engine_heap_mb,
             run_cpu_limit_s=settings.run_cpu_limit_seconds,
             compile_cpu_limit_s=settings.compile_cpu_limit_seconds,
+            # These hosts compile and run each strategy's validation once: no series to share.
+            series_cache_mb=0,
         ),
     )
     validations = FairQueue(settings.validation_workers, name="validate")
