@@ -384,13 +384,140 @@ def test_a_strategy_cannot_feed_its_group_by_hand(
 def test_series_too_long_for_the_cache_are_stepped_and_a_run_takes_at_most_its_budget(
     stepping: EngineHost, tmp_path: Path
 ) -> None:
-    """With a 1 MiB cache, a series of 60,000 values (469 KiB) may be kept, two to a run, and
-    one of 70,000 (547 KiB, above half the cache) is not computed ahead at all; either way the
-    signals are the stepping host's."""
+    """With a 1 MiB cache, a series of 60,000 values (469 KiB) may be kept, one to a run (a run
+    holds at most half the budget), and one of 70,000 (547 KiB, above half the cache) is not
+    computed ahead at all; either way the signals are the stepping host's."""
     with EngineHost(HostConfig(jar=locate_engine_jar(), heap_mb=256, series_cache_mb=1)) as small:
-        for rows, taken in ((60_000, 2), (70_000, 0)):
+        for rows, taken in ((60_000, 1), (70_000, 0)):
             files = write_columns(tmp_path / str(rows), DataType.KLINE, _bars(rows))
             stepped = _runs(stepping, FIELDS, DataType.KLINE, files, VECTORS[:2])
             replayed = _runs(small, FIELDS, DataType.KLINE, files, VECTORS[:2])
             _assert_same(stepped, replayed)
             assert {r.precomputed_indicators for r in replayed} == {taken}
+
+
+# Events fed by hand through the public updateIndicators: series cover one event a row, so the
+# group's indicators must step from the first such event on (and a group fed before its first
+# row takes no series at all).
+_HAND = (
+    _HEADER
+    + """
+import com.wualabs.qtsurfer.engine.core.Kline;
+import com.wualabs.qtsurfer.engine.core.Ticker;
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.strategy.AbstractRTIndicator;
+"""
+)
+
+_EMIT = """
+    class L extends AbstractWindowListener {
+        L(AbstractStrategy s, InstrumentGroupRTIndicator i) {
+            super(s, i);
+        }
+
+        @Override
+        public void onChange(StateStore store, double prev, double actual) {
+            FEED
+            emitBuy(indicators.getValue("s"));
+        }
+    }
+}
+"""
+
+FED_BEFORE_THE_FIRST_ROW = (
+    _HAND
+    + """
+public class FedFirst extends AbstractKlineStrategy {"""
+    + _PROPS
+    + """
+    @Override
+    public boolean acceptInstrument(Instrument instrument) {
+        updateIndicators(instrument, new Kline(instrument, 0L, 999L, 1.0, 1.0, 1.0, 1.0, 1.0));
+        return true;
+    }
+
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator ind) {
+        ind.sma("s", a).window("s", WindowTime.s1, new L(this, ind));
+    }
+"""
+    + _EMIT.replace("FEED", "")
+)
+
+FED_FROM_A_WINDOW = (
+    _HAND
+    + """
+public class FedFromWindow extends AbstractKlineStrategy {"""
+    + _PROPS
+    + """
+    private int n;
+
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator ind) {
+        ind.sma("s", a).ema("e", b).window("s", WindowTime.s1, new L(this, ind));
+    }
+"""
+    + _EMIT.replace(
+        "FEED",
+        """if (++n == 100) {
+                updateIndicators(instrument, new Kline(instrument, 0L, 999L, 1, 1, 1, 1, 1));
+            }""",
+    )
+)
+
+FED_FROM_AN_INDICATOR = (
+    _HAND
+    + """
+public class FedFromIndicator extends AbstractTickerStrategy {"""
+    + _PROPS
+    + """
+    private int n;
+
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator ind) {
+        Instrument inst = ind.getInstrument();
+        ind.sma("s", a).add("hook", new AbstractRTIndicator() {
+            @Override
+            public double update(double x) {
+                if (++n == 100) {
+                    double nan = Double.NaN;
+                    updateIndicators(inst, new Ticker(inst, 1, 1, 1, 1, nan, nan, nan, 1, nan, 1,
+                            nan, nan, 0L));
+                }
+                return x;
+            }
+
+            @Override
+            public double getValue() {
+                return 0;
+            }
+        }).window("s", WindowTime.s1, new L(this, ind));
+    }
+"""
+    + _EMIT.replace("FEED", "")
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "taken"),
+    [
+        (FED_BEFORE_THE_FIRST_ROW, DataType.KLINE, 0),
+        (FED_FROM_A_WINDOW, DataType.KLINE, 2),
+        (FED_FROM_AN_INDICATOR, DataType.TICKER, 1),
+    ],
+    ids=["before-the-first-row", "from-a-window", "from-an-indicator-mid-step"],
+)
+def test_events_fed_by_hand_end_the_replay(
+    stepping: EngineHost,
+    replaying: EngineHost,
+    kline_files: dict[str, Path],
+    tick_files: dict[str, Path],
+    text: str,
+    kind: DataType,
+    taken: int,
+) -> None:
+    files = kline_files if kind is DataType.KLINE else tick_files
+    stepped = _runs(stepping, text, kind, files, VECTORS[:2])
+    replayed = _runs(replaying, text, kind, files, VECTORS[:2])
+    _assert_same(stepped, replayed)
+    assert {r.precomputed_indicators for r in replayed} == {taken}

@@ -101,7 +101,11 @@ public final class HostMain {
     static long seriesCacheBytes(String[] args) {
         for (String a : args) {
             if (a.startsWith("--series-cache-mb=")) {
-                return Long.parseLong(a.substring("--series-cache-mb=".length())) << 20;
+                long mb = Long.parseLong(a.substring("--series-cache-mb=".length()));
+                if (mb < 0 || mb > Runtime.getRuntime().maxMemory() >> 21) {
+                    throw new IllegalArgumentException("--series-cache-mb must be 0 to half the heap, got " + mb);
+                }
+                return mb << 20;
             }
         }
         return Runtime.getRuntime().maxMemory() / 5;

@@ -30,8 +30,8 @@ final class SandboxPolicy {
             // and reaching it would let a strategy forge its own results
             "com/wualabs/qtsurfer/engine/runtime/", "com/wualabs/qtsurfer/engine/internal/",
             "com/wualabs/qtsurfer/engine/strategy/StrategyInternals",
-            // feeding a group by hand: a run's groups get one event a row, in order, which is
-            // what the series they take ahead of the events (engine/internal/RunSeries) assume
+            // the plumbing under updateIndicators: a group fed through it directly would skip the
+            // end of replay that updateIndicators does (engine/internal/RunSeries)
             "com/wualabs/qtsurfer/engine/indicators/helpers/group/GroupDriver",
             "com/wualabs/qtsurfer/engine/indicators/helpers/group/EventFrame",
             // process, threads, class loading, security, VM internals

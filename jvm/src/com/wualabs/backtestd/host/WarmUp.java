@@ -220,7 +220,7 @@ final class WarmUp implements Runnable {
         StrategyRun run = StrategyHarness.start(strategy, params, INSTRUMENT);
         if (run.usesFastPathFor(columns.kind)) {
             StrategyInternals.useSeries(run.strategy(), RunService.seriesOf(series,
-                    "warm-up@" + System.identityHashCode(columns), columns,
+                    "warm-up:" + columns.kind + ":" + columns.rows, columns,
                     new int[] {0, columns.rows}, INSTRUMENT));
         }
         long[] progress = new long[2];

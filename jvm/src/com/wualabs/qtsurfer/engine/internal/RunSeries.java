@@ -65,32 +65,22 @@ public final class RunSeries {
     }
 
     /**
-     * How many series one run may take: together they hold at most the cache's budget, so a run
-     * with many indicators over long data keeps the rest stepping instead of filling the heap.
+     * How many series one run may take: together they hold at most half the cache's budget (the
+     * cache's own entries are soft, a run's are not), so a run with many indicators over long
+     * data keeps the rest stepping instead of filling the heap.
      */
     public int maxSeriesPerRun() {
-        return (int) Math.min(Integer.MAX_VALUE, cache.budgetBytes() / (8L * Math.max(1, events) + 16));
+        return (int) Math.min(Integer.MAX_VALUE, cache.budgetBytes() / 2 / (8L * Math.max(1, events) + 16));
     }
 
     /**
-     * What a node fed field {@code code} gets at each of the first {@code n} events: the field's
-     * value, or with {@code held} its latest non-NaN value (NaN before the first).
+     * Feeds {@code ind} what a node fed field {@code code} got at each of the first {@code n}
+     * events (the field's value, NaN skipped; or with {@code held} its latest non-NaN value) and
+     * returns the value the node then holds (NaN if it was fed nothing). Reads the column a chunk
+     * at a time: a run that reaches a replayed indicator late allocates no copy of its inputs.
      */
-    public double[] inputs(int code, boolean held, int n) {
-        DoubleBuffer column = columns.get(code);
-        double[] out = new double[n];
-        column.get(firstRow, out, 0, n);
-        if (held) {
-            double last = Double.NaN;
-            for (int e = 0; e < n; e++) {
-                double x = out[e];
-                if (x == x) {
-                    last = x;
-                }
-                out[e] = last;
-            }
-        }
-        return out;
+    public double feed(RTIndicator ind, int code, boolean held, int n) {
+        return run(columns.get(code), held, ind, n, null);
     }
 
     /**
@@ -106,19 +96,20 @@ public final class RunSeries {
         String key = scope + '|' + firstRow + '|' + events + '|' + code + (held ? "|held|" : "|") + indicatorKey;
         double[] series = cache.get(key);
         if (series == null) {
-            series = compute(column, held, fresh.get());
+            series = new double[events];
+            run(column, held, fresh.get(), events, series);
             cache.put(key, series);
         }
         return series;
     }
 
-    private double[] compute(DoubleBuffer column, boolean held, RTIndicator ind) {
-        double[] out = new double[events];
-        double[] chunk = new double[Math.max(1, Math.min(CHUNK, events))];
+    /** Feeds {@code ind} the first {@code n} events' inputs; {@code out} gets each value after. */
+    private double run(DoubleBuffer column, boolean held, RTIndicator ind, int n, double[] out) {
+        double[] chunk = new double[Math.max(1, Math.min(CHUNK, n))];
         double v = Double.NaN;
         double last = Double.NaN;
-        for (int at = 0; at < events; at += chunk.length) {
-            int len = Math.min(chunk.length, events - at);
+        for (int at = 0; at < n; at += chunk.length) {
+            int len = Math.min(chunk.length, n - at);
             column.get(firstRow + at, chunk, 0, len);
             for (int k = 0; k < len; k++) {
                 double x = chunk[k];
@@ -131,9 +122,11 @@ public final class RunSeries {
                 if (x == x) {
                     v = ind.update(x);
                 }
-                out[at + k] = v;
+                if (out != null) {
+                    out[at + k] = v;
+                }
             }
         }
-        return out;
+        return v;
     }
 }

@@ -20,6 +20,7 @@ public abstract class AbstractFundingRateStrategy extends AbstractSubscriptionSt
 
     @Override
     public final InstrumentGroupRTIndicator updateIndicators(Instrument instrument, FundingRate f) {
+        handFeeding();
         InstrumentGroupRTIndicator g = groupOf(instrument);
         GroupDriver.funding(g, f.timestamp(), f.rate(), f.markPrice());
         return g;

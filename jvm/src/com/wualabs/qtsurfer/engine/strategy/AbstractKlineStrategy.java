@@ -28,6 +28,7 @@ public abstract class AbstractKlineStrategy extends AbstractSubscriptionStrategy
 
     @Override
     public final InstrumentGroupRTIndicator updateIndicators(Instrument instrument, Kline k) {
+        handFeeding();
         InstrumentGroupRTIndicator g = groupOf(instrument);
         GroupDriver.kline(g, k.getOpenTime(), k.getCloseTime(), k.getOpen(), k.getHigh(), k.getLow(), k.getClose(),
                 k.getVolume());

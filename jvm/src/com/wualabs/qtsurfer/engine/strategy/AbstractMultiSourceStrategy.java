@@ -54,6 +54,7 @@ public abstract class AbstractMultiSourceStrategy extends AbstractStrategy {
     }
 
     public final InstrumentGroupRTIndicator updateIndicators(Instrument instrument, Ticker t) {
+        handFeeding();
         InstrumentGroupRTIndicator g = groupOf(instrument);
         GroupDriver.ticker(g, t.timestamp(), t.bid(), t.bidSize(), t.ask(), t.askSize(), t.open(), t.high(),
                 t.low(), t.last(), t.vwap(), t.volume(), t.quoteVolume(), t.percentageChange());
@@ -61,6 +62,7 @@ public abstract class AbstractMultiSourceStrategy extends AbstractStrategy {
     }
 
     public final InstrumentGroupRTIndicator updateIndicators(Instrument instrument, Kline k) {
+        handFeeding();
         InstrumentGroupRTIndicator g = groupOf(instrument);
         GroupDriver.kline(g, k.getOpenTime(), k.getCloseTime(), k.getOpen(), k.getHigh(), k.getLow(), k.getClose(),
                 k.getVolume());
@@ -68,6 +70,7 @@ public abstract class AbstractMultiSourceStrategy extends AbstractStrategy {
     }
 
     public final InstrumentGroupRTIndicator updateIndicators(Instrument instrument, FundingRate f) {
+        handFeeding();
         InstrumentGroupRTIndicator g = groupOf(instrument);
         GroupDriver.funding(g, f.timestamp(), f.rate(), f.markPrice());
         return g;

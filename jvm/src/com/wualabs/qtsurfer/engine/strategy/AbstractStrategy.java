@@ -42,6 +42,8 @@ public abstract class AbstractStrategy implements Strategy {
     private RunSeries runSeries;
     /** How many indicators of this strategy's groups took a series from {@link #runSeries}. */
     private int precomputed;
+    /** An event was fed by hand: no indicator replays a series any more ({@link #handFeeding}). */
+    private boolean handFed;
 
     private long eventTime;
     private boolean eventSeen;
@@ -252,6 +254,26 @@ public abstract class AbstractStrategy implements Strategy {
     final void useSeries(RunSeries run) {
         runSeries = run;
     }
+
+    /**
+     * Before an event fed by hand ({@code updateIndicators}): series assume that each row is one
+     * event of the group, so every replaying indicator is brought up to date and steps from now
+     * on, and no group built later takes series.
+     */
+    final void handFeeding() {
+        if (runSeries == null && (precomputed == 0 || handFed)) {
+            return;
+        }
+        runSeries = null;
+        handFed = true;
+        for (InstrumentState st : states.values()) {
+            if (st.group != null) {
+                st.group.endReplay();
+            }
+        }
+    }
+
+
 
     final int precomputedIndicators() {
         return precomputed;

@@ -20,6 +20,7 @@ public abstract class AbstractTickerStrategy extends AbstractSubscriptionStrateg
 
     @Override
     public final InstrumentGroupRTIndicator updateIndicators(Instrument instrument, Ticker t) {
+        handFeeding();
         InstrumentGroupRTIndicator g = groupOf(instrument);
         GroupDriver.ticker(g, t.timestamp(), t.bid(), t.bidSize(), t.ask(), t.askSize(), t.open(), t.high(),
                 t.low(), t.last(), t.vwap(), t.volume(), t.quoteVolume(), t.percentageChange());

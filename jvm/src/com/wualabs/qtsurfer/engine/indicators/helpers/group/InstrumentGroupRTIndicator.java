@@ -500,7 +500,7 @@ public final class InstrumentGroupRTIndicator {
         int most = run.maxSeriesPerRun();
         for (int i = 0; i < nodeCount && taken < most; i++) {
             Node n = nodes[i];
-            Integer code = n.seriesKey == null ? null : n.dataField();
+            Integer code = n.canReplay() ? n.dataField() : null;
             if (code == null || !run.covers(code)) {
                 continue;
             }
@@ -511,6 +511,16 @@ public final class InstrumentGroupRTIndicator {
             }
         }
         return taken;
+    }
+
+    /**
+     * Engine-internal: brings every replaying indicator up to date and lets it step from now on
+     * (before an event fed by hand, which series do not cover). Changes no value.
+     */
+    public void endReplay() {
+        for (int i = 0; i < nodeCount; i++) {
+            nodes[i].endReplay();
+        }
     }
 
     final void stepAll() {

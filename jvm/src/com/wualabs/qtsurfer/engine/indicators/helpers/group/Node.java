@@ -174,7 +174,7 @@ final class Node {
      * @return true when the node replays the series
      */
     boolean replay(double[] s, RunSeries source, int code) {
-        if (handedOut || fresh == null || mode != kind || (kind != FIELD && kind != CHAIN)) {
+        if (!canReplay()) {
             return false;
         }
         series = s;
@@ -183,6 +183,16 @@ final class Node {
         stepped = 0;
         mode = REPLAY;
         return true;
+    }
+
+    /** Whether {@link #replay} would take a series (asked before one is computed). */
+    boolean canReplay() {
+        return !handedOut && fresh != null && mode == kind && (kind == FIELD || kind == CHAIN);
+    }
+
+    /** Ends replay, if any, without handing the indicator out. */
+    void endReplay() {
+        materialize();
     }
 
     /**
@@ -195,15 +205,10 @@ final class Node {
             return;
         }
         mode = kind;
-        double[] inputs = seriesSource.inputs(seriesField, kind == CHAIN, stepped);
+        RunSeries source = seriesSource;
         series = null;
         seriesSource = null;
-        double v = Double.NaN;
-        for (double x : inputs) {
-            if (x == x) {
-                v = ind.update(x);
-            }
-        }
+        double v = source.feed(ind, seriesField, kind == CHAIN, stepped);
         if (Double.doubleToRawLongBits(v) != Double.doubleToRawLongBits(value)) {
             throw new IllegalStateException("engine error: indicator '" + name + "' replayed " + value
                     + " but its own state gives " + v);
