@@ -4,17 +4,11 @@ the first to commit and then counts its job, on SQLite and PostgreSQL alike."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
-
-import pytest
 
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.storage.db.engine import Database
-from backtestd.storage.db.migrate import migrate
 from backtestd.storage.db.repositories.jobs import JobRepository
-from tests.support.services import temporary_postgres_database
 
 
 def _job(job_id: str) -> JobRecord:
@@ -28,21 +22,6 @@ def _job(job_id: str) -> JobRecord:
         status=JobStatus.NEW,
         created_at=datetime.now(UTC),
     )
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    if request.param == "sqlite":
-        db = Database(f"sqlite:///{tmp_path / 'admission.sqlite3'}")
-        migrate(db)
-        yield db
-        db.dispose()
-        return
-    with temporary_postgres_database() as url:
-        db = Database(url)
-        migrate(db)
-        yield db
-        db.dispose()
 
 
 def test_a_second_admission_waits_for_the_first_and_counts_its_job(database: Database) -> None:

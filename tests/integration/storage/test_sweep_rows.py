@@ -7,13 +7,11 @@ migration 0007 turns the JSON ``null`` of rows written before it into SQL NULL.
 from __future__ import annotations
 
 import doctest
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-import pytest
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import text
@@ -23,7 +21,6 @@ from backtestd.storage.db import json_text
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.migrate import MIGRATIONS_DIR, migrate
 from backtestd.storage.db.repositories.sweeps import SweepRowRepository
-from tests.support.services import temporary_postgres_database
 
 NOW = datetime(2026, 11, 25, tzinfo=UTC)
 
@@ -123,21 +120,6 @@ def test_migration_0007_turns_json_null_curves_into_sql_null(tmp_path: Path) -> 
             assert SweepRowRepository(uow.session).curve_ixs("s") == {1}
     finally:
         database.dispose()
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    if request.param == "sqlite":
-        db = Database(f"sqlite:///{tmp_path / 'rows.sqlite3'}")
-        migrate(db)
-        yield db
-        db.dispose()
-        return
-    with temporary_postgres_database() as url:
-        db = Database(url)
-        migrate(db)
-        yield db
-        db.dispose()
 
 
 def test_curves_read_back_bit_for_bit_whichever_way_they_were_stored(database: Database) -> None:
