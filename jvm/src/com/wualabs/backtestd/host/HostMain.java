@@ -96,16 +96,17 @@ public final class HostMain {
 
     /**
      * Bytes of indicator series the host keeps between runs ({@link RunService}): {@code
-     * --series-cache-mb=N}, by default a fifth of the heap; 0 computes none ahead.
+     * --series-cache-mb=N}, at most half the heap, by default a fifth; 0 computes none ahead.
      */
     static long seriesCacheBytes(String[] args) {
         for (String a : args) {
             if (a.startsWith("--series-cache-mb=")) {
                 long mb = Long.parseLong(a.substring("--series-cache-mb=".length()));
-                if (mb < 0 || mb > Runtime.getRuntime().maxMemory() >> 21) {
-                    throw new IllegalArgumentException("--series-cache-mb must be 0 to half the heap, got " + mb);
+                if (mb < 0) {
+                    throw new IllegalArgumentException("--series-cache-mb must be 0 or more, got " + mb);
                 }
-                return mb << 20;
+                long bytes = Math.min(mb, 1L << 20) << 20; // no overflow in the shift
+                return Math.min(bytes, Runtime.getRuntime().maxMemory() / 2);
             }
         }
         return Runtime.getRuntime().maxMemory() / 5;
