@@ -64,7 +64,7 @@ def build_worker_context(settings: Settings) -> WorkerContext:
         1,
         HostConfig(
             heap_mb=settings.engine_heap_mb,
-            series_cache_mb=min(settings.engine_series_cache_mb, settings.engine_heap_mb // 2),
+            series_cache_mb=settings.engine_series_cache_mb,  # the host keeps at most half its heap
             run_cpu_limit_s=settings.run_cpu_limit_seconds,
             compile_cpu_limit_s=settings.compile_cpu_limit_seconds,
             # The host compiles the engine's hot paths before the worker's first trial

@@ -261,19 +261,17 @@ public abstract class AbstractStrategy implements Strategy {
      * on, and no group built later takes series.
      */
     final void handFeeding() {
-        if (runSeries == null && (precomputed == 0 || handFed)) {
+        if (handFed) {
             return;
         }
-        runSeries = null;
         handFed = true;
+        runSeries = null;
         for (InstrumentState st : states.values()) {
             if (st.group != null) {
                 st.group.endReplay();
             }
         }
     }
-
-
 
     final int precomputedIndicators() {
         return precomputed;

@@ -31,6 +31,7 @@ import java.util.function.BiFunction;
 import java.util.function.DoublePredicate;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * One instrument's indicators, built in {@code setupIndicators} with chained calls and advanced once per
@@ -543,7 +544,7 @@ public final class InstrumentGroupRTIndicator {
     }
 
     /** Marks a node whose indicator the group just built as one whose values may be precomputed. */
-    private static Node precomputable(Node n, String key, java.util.function.Supplier<RTIndicator> fresh) {
+    private static Node precomputable(Node n, String key, Supplier<RTIndicator> fresh) {
         n.seriesKey = key;
         n.fresh = fresh;
         return n;

@@ -143,7 +143,7 @@ final class Node {
                     stepped = e + 1;
                     return;
                 }
-                materialize(); // events the series does not cover: step the indicator itself
+                endReplay(); // events the series does not cover: step the indicator itself
                 step(f);
                 return;
             default:
@@ -190,17 +190,12 @@ final class Node {
         return !handedOut && fresh != null && mode == kind && (kind == FIELD || kind == CHAIN);
     }
 
-    /** Ends replay, if any, without handing the indicator out. */
-    void endReplay() {
-        materialize();
-    }
-
     /**
-     * Ends replay: feeds the indicator the field's values of every event stepped so far (what it
+     * Ends replay, if any, without handing the indicator out: feeds the indicator the field's values of every event stepped so far (what it
      * would have been fed), so that it holds exactly the state it would have had, and steps it
      * from now on.
      */
-    private void materialize() {
+    void endReplay() {
         if (mode != REPLAY) {
             return;
         }
@@ -218,7 +213,7 @@ final class Node {
     /** The indicator, up to date, for code outside the step (which may then hold it). */
     RTIndicator ind() {
         handedOut = true;
-        materialize();
+        endReplay();
         return ind;
     }
 
