@@ -521,3 +521,38 @@ def test_events_fed_by_hand_end_the_replay(
     replayed = _runs(replaying, text, kind, files, VECTORS[:2])
     _assert_same(stepped, replayed)
     assert {r.precomputed_indicators for r in replayed} == {taken}
+
+
+# Reaches its indicators mid-run, feeds its group by hand, then throws: whatever it leaves in the
+# host (cached series, a half-replayed run) must not touch the next run.
+_HAND_FED = "updateIndicators(instrument, new Kline(instrument, 0L, 999L, 1, 1, 1, 1, 1));\n"
+ATTACKER = FED_FROM_A_WINDOW.replace("class FedFromWindow", "class Attacker").replace(
+    _HAND_FED,
+    _HAND_FED + '                indicators.getExisting("e").update(1e9);\n'
+    "            }\n"
+    "            if (n == 3_000) {\n"
+    '                throw new IllegalStateException("attacker gives up");\n',
+)
+
+
+def test_an_attackers_run_leaves_the_next_run_on_the_same_host_unharmed(
+    stepping: EngineHost, replaying: EngineHost, kline_files: dict[str, Path]
+) -> None:
+    """Attacker first, victim right after, on the same host and the same data: the victim's
+    signals are those of a host that never saw the attacker and steps every indicator, and the
+    victim still takes its series."""
+    compiled = _compiled(replaying, ATTACKER)
+    assert compiled.main_class is not None
+    request = RunRequest(
+        class_files=compiled.class_files,
+        main_class=compiled.main_class,
+        kind=DataType.KLINE,
+        columns=kline_files,
+        instrument=Instrument("BTC", "USDT"),
+    )
+    outcomes = replaying.run_many(request, VECTORS)
+    assert all(isinstance(o, RunFailure) for o in outcomes), outcomes
+    assert all("attacker gives up" in o.message for o in outcomes if isinstance(o, RunFailure))
+    victim = _runs(replaying, FIELDS, DataType.KLINE, kline_files, VECTORS)
+    _assert_same(_runs(stepping, FIELDS, DataType.KLINE, kline_files, VECTORS), victim)
+    assert {r.precomputed_indicators for r in victim} == {6}
