@@ -23,7 +23,8 @@ import pytest
 from qtsurfer_sdk import AuthenticatedSession, auth
 
 from tests.e2e.backtest_helpers import recent_range, wait_prepare, wait_result
-from tests.support.server import BIN, LiveServer, free_port, harness_environment
+from tests.support.ports import free_port
+from tests.support.server import BIN, LiveServer, harness_environment
 from tests.support.services import S3_TEST_CREDENTIALS, s3_server, temporary_postgres_database
 from tests.support.strategies import source
 from tests.support.tls import CertificateAuthority

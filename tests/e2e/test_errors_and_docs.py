@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.support.ports import is_free
 from tests.support.server import LiveServer
 
 
@@ -137,3 +139,21 @@ def test_a_busy_port_is_reported_before_anything_starts(
     assert f"cannot listen on 127.0.0.1:{live_server.port}" in result.stderr
     assert "BACKTESTD_PORT" in result.stderr
     assert not (tmp_path / "clash" / "dask-scratch").exists()
+
+
+def test_the_port_is_held_from_before_the_dask_cluster_starts(tmp_path: Path) -> None:
+    """The Dask scheduler and workers bind ports of their own while the service starts; the API's
+    port is bound before them, so none of them (nor anyone else) can take it in between."""
+    server = LiveServer(tmp_path / "early")
+    server.start_process()
+    try:
+        deadline = time.monotonic() + 180
+        while "Scheduler at:" not in server.log_path.read_text():
+            assert server.process is not None
+            assert server.process.poll() is None, server.log_path.read_text()
+            assert time.monotonic() < deadline, "the Dask scheduler never started"
+            time.sleep(0.05)
+        assert not is_free(server.port)
+        server.wait_until_answering()
+    finally:
+        server.stop()

@@ -20,7 +20,8 @@ import pytest
 from qtsurfer_sdk import auth
 
 from tests.e2e.backtest_helpers import recent_range, wait_prepare, wait_result
-from tests.support.server import BIN, LiveServer, free_port, harness_environment
+from tests.support.ports import free_port
+from tests.support.server import BIN, LiveServer, harness_environment
 from tests.support.services import temporary_postgres_database
 from tests.support.strategies import source
 from tests.support.tls import CertFiles, CertificateAuthority

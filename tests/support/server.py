@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import httpx
+
+from tests.support.ports import free_port
 
 BIN = Path(sys.executable).with_name("backtestd")
 # A developer's exported BACKTESTD_* settings never reach a test server; these harness
@@ -25,12 +26,6 @@ def is_service_setting(name: str) -> bool:
 def harness_environment() -> dict[str, str]:
     """This process's environment without the developer's service settings."""
     return {k: v for k, v in os.environ.items() if not is_service_setting(k)}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class LiveServer:
@@ -56,11 +51,19 @@ class LiveServer:
     def start(self, timeout: float = 180.0) -> None:
         """Wait up to ``timeout`` for the API to answer: a loaded 2-core machine (a CI run beside
         other work) has been seen to need over 60 s for the Dask workers and the JVM."""
+        self.start_process()
+        self.wait_until_answering(timeout)
+
+    def start_process(self) -> None:
+        """Launch ``backtestd serve`` without waiting for it."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 [str(BIN), "serve"], env=self.env, stdout=log, stderr=subprocess.STDOUT
             )
+
+    def wait_until_answering(self, timeout: float = 180.0) -> None:
+        assert self.process is not None, "start_process first"
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.ports import free_port
+
 REQUIRE = os.environ.get("BACKTESTD_REQUIRE_SERVICES") == "1"
 POSTGRES_ADMIN_URL = os.environ.get(
     "BACKTESTD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -95,15 +97,6 @@ def s3_server() -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=10)
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 @contextmanager

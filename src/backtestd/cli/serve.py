@@ -30,10 +30,11 @@ def serve(
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     settings = settings_from(data_dir, host=host, port=port)
-    _require_free_port(settings.host, settings.port)
+    listener = _reserve_port(settings.host, settings.port)
     try:
         services = build_services(settings)
     except BacktestdError as exc:  # e.g. the object store refused the credentials
+        listener.close()
         fail(exc.message)
         raise  # unreachable: fail exits
     base_url = f"http://{settings.host}:{settings.port}/v1"
@@ -50,23 +51,36 @@ def serve(
             f"curl -X POST -H 'X-API-Key: <key>' {base_url}/auth/token"
         )
     app = create_app(settings, services)
+    config = uvicorn.Config(
+        app, host=settings.host, port=settings.port, log_level="info", access_log=False
+    )
     try:
-        uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=False)
+        with listener:
+            uvicorn.Server(config).run(sockets=[listener])
     finally:
         services.close()
 
 
-def _require_free_port(host: str, port: int) -> None:
-    """Fail before anything starts (database, Dask cluster) when the port is taken."""
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            fail(
-                f"cannot listen on {host}:{port} ({exc.strerror}): another process uses the "
-                "port; stop it or choose another port with --port or BACKTESTD_PORT"
-            )
+def _reserve_port(host: str, port: int) -> socket.socket:
+    """Bind the API's port before anything starts (database, Dask cluster) and keep it.
+
+    Checking the port and binding it later would leave a window in which another process can
+    take it: the Dask scheduler, nannies and workers started in between bind ports of their own
+    from the kernel's ephemeral range, and a port in that range (a test harness's pick, or a
+    user's) has been lost to them. Holding the bound socket until uvicorn listens on it closes
+    that window; a port already taken fails here, before anything else starts.
+    """
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as exc:
+        listener.close()
+        fail(
+            f"cannot listen on {host}:{port} ({exc.strerror}): another process uses the "
+            "port; stop it or choose another port with --port or BACKTESTD_PORT"
+        )
+    return listener
 
 
 def _command_name() -> str:

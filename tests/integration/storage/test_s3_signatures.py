@@ -21,8 +21,9 @@ import pytest
 
 from backtestd.errors import ConfigurationError, ServiceUnavailable
 from backtestd.storage.objects.s3 import S3ObjectStore
+from tests.support.ports import free_port
 from tests.support.server import BIN, harness_environment
-from tests.support.services import free_port, rclone_s3_server
+from tests.support.services import rclone_s3_server
 from tests.support.tcp_proxy import TcpProxy
 
 ACCESS_KEY = "backtestd-rclone"
