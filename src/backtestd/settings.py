@@ -151,6 +151,12 @@ class Settings(BaseSettings):
     # Start each worker's engine host (with its built-in JIT warm-up, docs/engine-host.md) and
     # load the numba kernels as the worker joins, not in its first job (docs/sweeps.md).
     warm_workers: bool = True
+    # Run the engine host's built-in JIT warm-up (WarmUp.java) on worker hosts. Off by default:
+    # a stateless strategy now keeps one loaded class for all its runs, and the warm-up's own
+    # listener classes made the engine's call into it megamorphic, about 12-16 % slower in a
+    # sweep's steady state with no gain in its first round (docs/benchmarks.md). It still helps
+    # strategies with static state (a fresh class per vector) a little in their first runs.
+    engine_warm_up: bool = False
     # Mutual TLS for Dask (docs/jobs.md): all three or none. With them the scheduler address
     # is tls:// and only holders of a certificate signed by this CA may join or submit.
     dask_tls_ca_file: Path | None = None

@@ -67,9 +67,8 @@ def build_worker_context(settings: Settings) -> WorkerContext:
             series_cache_mb=settings.engine_series_cache_mb,  # the host keeps at most half its heap
             run_cpu_limit_s=settings.run_cpu_limit_seconds,
             compile_cpu_limit_s=settings.compile_cpu_limit_seconds,
-            # The host compiles the engine's hot paths before the worker's first trial
-            # (docs/engine-host.md, "Warm-up"), as warm_workers does for the rest of the worker.
-            warm_up=settings.warm_workers,
+            # Off unless asked for (settings.engine_warm_up, docs/engine-host.md "Warm-up").
+            warm_up=settings.engine_warm_up,
         ),
     )
     return WorkerContext(settings, database, objects, store, engines)

@@ -165,6 +165,64 @@ def test_a_batch_of_stateless_classes_gives_every_vector_its_own_runs_signals(
     _same_run(batch[-1], host.run(_request(compiled, files, params=vectors[-1])))
 
 
+# Logs its class's identity at the first tick: equal across runs exactly when they ran on one
+# loaded copy of the class. Throws for the poisoned threshold, after logging.
+CLASS_IDENTITY = CONSTANT_ONLY.replace(
+    "        double last = ticker.last();\n",
+    "        double last = ticker.last();\n"
+    "        if (Double.isNaN(prev)) {\n"
+    '            log.info("class " + getClass().hashCode());\n'
+    "            if (threshold == 0.0042) {\n"
+    '                throw new IllegalStateException("poisoned vector");\n'
+    "            }\n"
+    "        }\n",
+)
+
+
+def _class_identity(outcome: RunResult | RunFailure) -> str:
+    assert isinstance(outcome, RunResult), outcome
+    (line,) = outcome.notices
+    return line
+
+
+def test_a_stateless_strategy_keeps_one_loaded_class_across_requests_until_a_run_fails(
+    host: EngineHost, files: dict[str, Path], ticks: dict[str, np.ndarray]
+) -> None:
+    """A sweep sends its vectors in many requests; a strategy whose classes cannot hold static
+    state runs all of them on one loaded copy (the JIT keeps it compiled), well past the JDK's
+    reflection inflation threshold (15 calls), with each run's own signals. A failed run drops
+    that copy: the next run loads the classes afresh."""
+    compiled = _compiled(host, CLASS_IDENTITY)
+    single = [host.run(_request(compiled, files, params={"threshold": 0.001})) for _ in range(3)]
+    batches = [
+        host.run_batch(_request(compiled, files), [{"threshold": 0.002}] * 6) for _ in range(3)
+    ]
+    runs = single + [outcome for batch in batches for outcome in batch]
+
+    assert len({_class_identity(run) for run in runs}) == 1  # 21 runs, 6 requests, one class
+    for outcome in batches[-1]:
+        assert isinstance(outcome, RunResult)
+        assert outcome.signal_ts.tolist() == _expected(ticks, 0.002)[0]
+
+    failed = host.run_batch(
+        _request(compiled, files), [{"threshold": 0.0042}, {"threshold": 0.002}]
+    )
+    assert isinstance(failed[0], RunFailure)
+    after = host.run(_request(compiled, files, params={"threshold": 0.002}))
+    assert _class_identity(failed[1]) != _class_identity(runs[0])
+    assert _class_identity(after) == _class_identity(failed[1])
+
+
+def test_classes_that_can_hold_static_state_get_a_fresh_copy_in_every_request(
+    host: EngineHost, files: dict[str, Path]
+) -> None:
+    compiled = _compiled(host, STATIC_COUNTER)
+    for _ in range(3):
+        outcome = host.run(_request(compiled, files, params={"threshold": 0.001}))
+        assert isinstance(outcome, RunResult)
+        assert outcome.notices == ("[INFO] instances 1",)
+
+
 def test_batch_row_range_applies_to_every_vector(host: EngineHost, files: dict[str, Path]) -> None:
     compiled = _compiled(host, MOMENTUM)
     vectors = [{"threshold": 0.001}, {"threshold": 0.002}]

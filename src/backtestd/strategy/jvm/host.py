@@ -136,6 +136,9 @@ class HostConfig:
             "-XX:-UsePerfData",
             "-XX:MaxMetaspaceSize=256m",
             "-Dfile.encoding=UTF-8",
+            # Reflection never generates accessor classes, so a stateless strategy's sandbox
+            # loader can be kept for all its runs (SharedLoaders.java).
+            "-Dsun.reflect.inflationThreshold=2147483647",
             *self.extra_jvm_args,
             "-cp",
             str(jar),

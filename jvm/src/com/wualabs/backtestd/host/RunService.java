@@ -26,13 +26,14 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The {@code run} request: verify, load in a fresh sandbox loader, start through the harness and
- * feed every row of the memory-mapped columns in a tight loop on a guarded worker thread.
+ * The {@code run} request: verify, load in a sandbox loader, start through the harness and feed
+ * every row of the memory-mapped columns in a tight loop on a guarded worker thread.
  *
  * <p>Class files arrive from the Python side (possibly from the object store), so they are
  * verified again before loading; the verdict is cached by content digest because a sweep runs the
- * same classes many times. Each run gets its own class loader, so static state never leaks from
- * one parameter vector to the next.
+ * same classes many times. Static state never leaks from one parameter vector to the next: a
+ * strategy whose classes could hold any runs each vector on a fresh class loader, and only one
+ * whose classes cannot shares a loader between runs ({@link Loaders}, {@link SharedLoaders}).
  */
 final class RunService {
     private static final int VERIFIED_CACHE = 256;
@@ -42,6 +43,8 @@ final class RunService {
     private final Set<String> verified = new LinkedHashSet<>();
     /** Series of data-fed indicators shared by the runs of one strategy over one dataset, or null. */
     private final SeriesCache seriesCache;
+    /** Loaders of stateless strategies kept between requests. */
+    private final SharedLoaders keptLoaders = new SharedLoaders();
 
     /** @param seriesCacheBytes bytes of indicator series kept between runs; 0 computes none ahead */
     RunService(long seriesCacheBytes) {
@@ -68,12 +71,14 @@ final class RunService {
                 Requests.map(req.get("columns"), "columns"));
         int[] range = Requests.rows(req.get("rows"), columns.rows);
         RunSeries series = seriesFor(digest, columns, range, instrument);
-        ClassLoader loader = new SandboxClassLoader(classes, HostMain.class.getClassLoader());
+        Loaders loaders = new Loaders(classes, digest, keptLoaders);
+        ClassLoader loader = loaders.next();
         long[] progress = new long[2];
         Guard.Outcome<Collected> outcome = Guard.call("strategy run",
                 () -> feed(loader, mainClass, params, instrument, columns, range, series, progress),
                 thrown -> Failures.classify(thrown, classes.keySet(), "strategy run"), limits);
         if (outcome.error() != null) {
+            loaders.discard();
             throw outcome.error().with("events", progress[0]);
         }
         Map<String, Object> header = outcome.value().header();
@@ -134,7 +139,7 @@ final class RunService {
         List<byte[]> payloads = new ArrayList<>();
         long[] output = new long[1];
         String[] restart = new String[1];
-        Loaders loaders = new Loaders(classes, StaticState.none(classes));
+        Loaders loaders = new Loaders(classes, digest, keptLoaders);
         Guard.Outcome<Object> outcome = Guard.call("strategy run", () -> {
             for (int i = 0; i < vectors.size() && output[0] < BATCH_OUTPUT_BUDGET; i++) {
                 laps.start(i);
@@ -199,29 +204,39 @@ final class RunService {
     }
 
     /**
-     * The class loaders of a batch's vectors: a fresh one per vector, or, when the classes cannot
-     * hold static state ({@link StaticState}), one per {@link #SHARE_LIMIT} vectors, so that the
-     * JIT compiles the strategy once for them instead of once per vector.
+     * The class loaders of a request's vectors: the strategy's loader kept between requests
+     * ({@link SharedLoaders}) when its classes cannot hold static state ({@link StaticState}) and
+     * the JVM allows it, else a fresh one per vector, or, for such classes on a JVM that inflates
+     * reflection, one per {@link #SHARE_LIMIT} vectors.
      */
     static final class Loaders {
         /**
-         * Vectors per shared loader. Below the JDK's reflection inflation threshold (15 calls):
-         * past it, the constructor and setters a run calls reflectively once each would get a
-         * generated accessor class defined under the sandbox loader, which cannot link it.
+         * Vectors per loader without {@link SharedLoaders}. Below the JDK's default reflection
+         * inflation threshold (15 calls): past it, the constructor and setters a run calls
+         * reflectively once each would get a generated accessor class defined under the sandbox
+         * loader, which cannot link it.
          */
         static final int SHARE_LIMIT = 8;
 
         private final Map<String, byte[]> classes;
         private final boolean share;
+        private final SharedLoaders kept;
+        private final String digest;
         private ClassLoader current;
         private int uses;
 
-        Loaders(Map<String, byte[]> classes, boolean share) {
+        /** @param kept the host's kept loaders, or null to keep none beyond this request */
+        Loaders(Map<String, byte[]> classes, String digest, SharedLoaders kept) {
             this.classes = classes;
-            this.share = share;
+            this.digest = digest;
+            this.share = StaticState.none(classes);
+            this.kept = share && kept != null && SharedLoaders.available() ? kept : null;
         }
 
         ClassLoader next() {
+            if (kept != null) {
+                return kept.get(digest, classes);
+            }
             if (!share || current == null || uses >= SHARE_LIMIT) {
                 current = new SandboxClassLoader(classes, HostMain.class.getClassLoader());
                 uses = 0;
@@ -233,6 +248,9 @@ final class RunService {
         /** After a failed vector the next one starts on a fresh loader (linkage errors stick). */
         void discard() {
             current = null;
+            if (kept != null) {
+                kept.discard(digest);
+            }
         }
     }
 
