@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
-from sqlalchemy import Integer, func, null, select, update
+from sqlalchemy import Integer, Text, cast, func, null, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
 from backtestd.domain.sweeps import SweepRow
 from backtestd.storage.db.insert import insert_new, insert_new_many
-from backtestd.storage.db.json_text import encode_numbers
+from backtestd.storage.db.json_text import decode_numbers, encode_numbers
 from backtestd.storage.db.tables import sweep_rows
 from backtestd.storage.db.tables.base import UtcDateTime
+
+# A stored curve as the text it was written as: decoded by orjson (json_text.decode_numbers)
+# instead of the engine's json.loads. The column is JSON (not JSONB) on PostgreSQL, which keeps
+# the text as written.
+_CURVE_TEXT = cast(sweep_rows.c.curve, Text).label("curve")
 
 
 def _row(row: RowMapping, with_returns: bool) -> SweepRow:
@@ -116,23 +122,29 @@ class SweepRowRepository:
         if not ixs:
             return {}
         result = self._session.execute(
-            select(sweep_rows.c.run_ix, sweep_rows.c.curve).where(
-                sweep_rows.c.sweep_id == sweep_id, sweep_rows.c.run_ix.in_(ixs)
+            select(sweep_rows.c.run_ix, _CURVE_TEXT).where(
+                sweep_rows.c.sweep_id == sweep_id,
+                sweep_rows.c.run_ix.in_(ixs),
+                sweep_rows.c.curve.is_not(None),
             )
         )
-        return {int(ix): curve for ix, curve in result if curve is not None}
+        return {int(ix): decode_numbers(text) for ix, text in result}
 
     def get(self, sweep_id: str, run_ix: int) -> SweepRow | None:
+        columns = [c for c in sweep_rows.c if c.name != "curve"]
         row = (
             self._session.execute(
-                select(sweep_rows).where(
+                select(*columns, _CURVE_TEXT).where(
                     sweep_rows.c.sweep_id == sweep_id, sweep_rows.c.run_ix == run_ix
                 )
             )
             .mappings()
             .first()
         )
-        return _row(row, True) if row else None
+        if row is None:
+            return None
+        text = row["curve"]
+        return replace(_row(row, True), curve=decode_numbers(text) if text is not None else None)
 
     def stored_ixs(self, sweep_id: str, start: int, stop: int) -> set[int]:
         result = self._session.execute(
