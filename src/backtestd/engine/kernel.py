@@ -279,10 +279,13 @@ def equity_pass(  # noqa: C901
     # arithmetic grid (from + count*step >= to stands for `to`: every event is before `to`)
     cash, held = initial, 0.0
     j = 0  # the next fill
-    k, k_end = 0, 0  # the marks of the open position still to visit
+    # The marks of the open position still to visit: from k, while before t_end (the next
+    # fill). A bound in time rather than an index found by a search: the loop reads every one
+    # of those marks anyway, so comparing each one's time costs less than a search per fill.
+    k, k_end, t_end = 0, 0, _NEVER
     phase = 0  # 0: fills and marks, 1: the final cash offered, 2: the last run closed
     while True:
-        if k < k_end:
+        if k < k_end and m_ts[k] < t_end:
             x = m_ts[k]
             value = cash + held * m_px[k]
             k += 1
@@ -294,7 +297,10 @@ def equity_pass(  # noqa: C901
             j += 1
             if held != 0.0:
                 k = _seek(m_ts, k, n_marks, x + 1)  # a mark at the fill's ms loses the tie
-                k_end = _seek(m_ts, k, n_marks, book_ts[j]) if j < n_book else n_marks
+                k_end = n_marks
+                t_end = book_ts[j] if j < n_book else _NEVER
+            else:
+                k_end = k
         elif phase == 0:
             phase = 1
             x = tg - 1  # no move: the final cash is offered at `to`
@@ -383,6 +389,7 @@ def run_kernel(
     fees_cfg[3] = cfg[4]
     pct = cfg[5]
     gain = cfg[6]
+    take_profit = not np.isnan(gain)
     pos_side = mode[0]
     multi = mode[1] != 0
     st = np.zeros(8, dtype=np.float64)
@@ -399,9 +406,11 @@ def run_kernel(
         ts = s_ts[i]
         # Marks at or before the signal's millisecond come first (found by a search, not a
         # walk: a flat position or no take-profit has nothing to do with the marks between).
-        hi = _seek(m_ts, done, n_marks, ts + 1)
-        _take_profit(st, si, done, hi, m_ts, m_px, gain, fees_cfg, tf, ti, book_ts, book_f)
-        done = hi
+        # Without a take-profit nothing reads them: no search at all.
+        if take_profit:
+            hi = _seek(m_ts, done, n_marks, ts + 1)
+            _take_profit(st, si, done, hi, m_ts, m_px, gain, fees_cfg, tf, ti, book_ts, book_f)
+            done = hi
         side = int(s_side[i])
         price = s_px[i]
         if si[0] == 0:
