@@ -42,16 +42,14 @@ import java.util.SplittableRandom;
  * ({@link #PASSES} passes of {@link #ROWS} rows: 0.14-0.22 CPU s on its own thread, about 1 CPU s
  * of the JVM's with the JIT's compilations, on the 2-core development machine, docs/benchmarks.md).
  *
- * <p>Three listener classes fire on the kline passes (and two more on the ticker passes), so the
- * listener call in the window code is compiled as the megamorphic call it is in a real sweep
- * (one class per sandbox loader) rather than inlined for one warm-up class and then thrown away
- * at the user's first window.
+ * <p>One listener class ({@link Listener}) serves every pass: a sweep's vectors share one loaded
+ * strategy class ({@link SharedLoaders}), so the listener call in the window code sees the
+ * warm-up's class and the user's, a call C2 still inlines. (Three warm-up classes made it
+ * megamorphic, which cost a warm sweep 12-16 %.)
  *
  * <p>The code C2 compiles here is what user runs keep using, so the warm-up's profile shapes the
- * steady state, not only the first sweep: on the issue's SMA sweep this mix measured 0.83-1.08
- * of main's warm JVM CPU per vector over five runs (the first sweep 0.71-0.89). Change the mix
- * only with {@code benchmarks/bench_engine_batch.py} side by side, over several runs
- * (docs/benchmarks.md).
+ * steady state, not only the first sweep. Change the mix only with
+ * {@code benchmarks/bench_engine_batch.py} side by side, over several runs (docs/benchmarks.md).
  */
 final class WarmUp implements Runnable {
     /** Rows of each synthetic column set (one-second bars or ticks, with gaps). */
@@ -321,11 +319,11 @@ final class WarmUp implements Runnable {
         @Override
         protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
             indicators.addPrice().sma("fast", fast).sma("slow", slow).diff("spread", "fast", "slow")
-                    .window("spread", WindowTime.s1, new SignCross(this, indicators));
+                    .window("spread", WindowTime.s1, new Listener(this, indicators, Listener.SIGN));
         }
     }
 
-    /** EMA crossover over 5 s windows, its own listener class. */
+    /** EMA crossover, with a readiness check in its listener. */
     public static final class EmaCross extends AbstractKlineStrategy {
         @StrategyProperty(name = "fast", description = "fast EMA", defaultValue = "9")
         private int fast = 9;
@@ -336,7 +334,7 @@ final class WarmUp implements Runnable {
         protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
             indicators.addPrice().ema("fast", fast).ema("slow", 3 * fast)
                     .diff("spread", "fast", "slow").sma("calm", "spread", 5)
-                    .window("spread", WindowTime.s1, new EmaListener(this, indicators));
+                    .window("spread", WindowTime.s1, new Listener(this, indicators, Listener.READY_SIGN));
         }
     }
 
@@ -350,7 +348,7 @@ final class WarmUp implements Runnable {
         @Override
         protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
             indicators.addPrice().sma("mean", length).diff("gap", "price", "mean")
-                    .window("gap", WindowTime.s1, new InfoListener(this, indicators));
+                    .window("gap", WindowTime.s1, new Listener(this, indicators, Listener.INFO));
         }
     }
 
@@ -364,7 +362,7 @@ final class WarmUp implements Runnable {
         @Override
         protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
             indicators.addPrice().sma("fast", 10).ema("slow", slow).diff("spread", "fast", "slow")
-                    .window("spread", WindowTime.s1, new SignCross(this, indicators));
+                    .window("spread", WindowTime.s1, new Listener(this, indicators, Listener.SIGN));
         }
     }
 
@@ -375,54 +373,49 @@ final class WarmUp implements Runnable {
         @Override
         protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
             indicators.addPrice().ema("mean", 25).diff("gap", "price", "mean")
-                    .window("gap", WindowTime.s1, new InfoListener(this, indicators));
+                    .window("gap", WindowTime.s1, new Listener(this, indicators, Listener.INFO));
         }
     }
 
-    /** Buys when the watched value turns positive, sells when it turns negative. */
-    static final class SignCross extends AbstractWindowListener {
-        SignCross(AbstractStrategy strategy, InstrumentGroupRTIndicator indicators) {
+    /**
+     * Every warm-up listener, one class: the rule is a field. The user's listener class is then
+     * the second receiver the listener call in the window code sees, which C2 still inlines
+     * (bimorphic); with a class per rule that call became megamorphic, and a sweep, whose
+     * vectors now share one loaded class, ran 12-16 % slower for it (docs/benchmarks.md).
+     */
+    static final class Listener extends AbstractWindowListener {
+        /** Buys when the watched value turns positive, sells when it turns negative. */
+        static final int SIGN = 0;
+        /** The same with the opposite ties and a readiness check of {@code calm}. */
+        static final int READY_SIGN = 1;
+        /** Emits an info signal with a few fields on each sign change. */
+        static final int INFO = 2;
+
+        private final int rule;
+
+        Listener(AbstractStrategy strategy, InstrumentGroupRTIndicator indicators, int rule) {
             super(strategy, indicators);
+            this.rule = rule;
         }
 
         @Override
         public void onChange(StateStore store, double prev, double actual) {
-            if (prev <= 0 && actual > 0) {
-                emitBuy(indicators.getValue("price"));
-            } else if (prev >= 0 && actual < 0) {
-                emitSell(indicators.getValue("price"));
-            }
-        }
-    }
-
-    /** The same rule with a readiness check, so that the listener call sees another class. */
-    static final class EmaListener extends AbstractWindowListener {
-        EmaListener(AbstractStrategy strategy, InstrumentGroupRTIndicator indicators) {
-            super(strategy, indicators);
-        }
-
-        @Override
-        public void onChange(StateStore store, double prev, double actual) {
-            if (!indicators.getReadOnlyExisting("calm").isReady()) {
-                return;
-            }
-            if (prev < 0 && actual >= 0) {
-                emitBuy(indicators.getValue("price"));
-            } else if (prev > 0 && actual <= 0) {
-                emitSell(indicators.getValue("price"));
-            }
-        }
-    }
-
-    /** Emits an info signal with a few fields on each sign change. */
-    static final class InfoListener extends AbstractWindowListener {
-        InfoListener(AbstractStrategy strategy, InstrumentGroupRTIndicator indicators) {
-            super(strategy, indicators);
-        }
-
-        @Override
-        public void onChange(StateStore store, double prev, double actual) {
-            if ((prev <= 0 && actual > 0) || (prev >= 0 && actual < 0)) {
+            if (rule == SIGN) {
+                if (prev <= 0 && actual > 0) {
+                    emitBuy(indicators.getValue("price"));
+                } else if (prev >= 0 && actual < 0) {
+                    emitSell(indicators.getValue("price"));
+                }
+            } else if (rule == READY_SIGN) {
+                if (!indicators.getReadOnlyExisting("calm").isReady()) {
+                    return;
+                }
+                if (prev < 0 && actual >= 0) {
+                    emitBuy(indicators.getValue("price"));
+                } else if (prev > 0 && actual <= 0) {
+                    emitSell(indicators.getValue("price"));
+                }
+            } else if ((prev <= 0 && actual > 0) || (prev >= 0 && actual < 0)) {
                 emitSignal(createInfoSignal().set("gap", actual).set("up", actual > 0));
             }
         }
