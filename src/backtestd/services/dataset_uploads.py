@@ -57,19 +57,25 @@ class DatasetUploads:
 
     def receive_upload(self, upload_id: str, body: Path) -> int:
         """Store a PUT body (already capped and spooled to ``body``); the session is then
-        ``uploading``. A new PUT to an unfinalized session replaces the earlier bytes."""
+        ``uploading``. A new PUT to an unfinalized session replaces the earlier bytes.
+
+        The bytes are published while the session's row is locked and seen to be unfinalized,
+        so a finalize racing the PUT either comes first (the PUT answers 409 and stores
+        nothing) or waits for it (and its ingest reads these bytes); a finalized upload's file
+        never changes under its ingest.
+        """
         session, _ = self._session_by_id(upload_id)
-        self._require_open(session)
+        self._require_open(session)  # the common refusal, before taking any lock
         size = body.stat().st_size
-        self._objects.put_file(session.object_key, body)
         with self._datasets.database.unit_of_work() as uow:
             repo = DatasetRepository(uow.session)
-            current = repo.session_by_id(upload_id)
+            current = repo.session_by_id(upload_id) if repo.lock_session(upload_id) else None
             if current is None or current[0].status not in (
                 SessionStatus.OPEN,
                 SessionStatus.UPLOADING,
             ):
                 raise Conflict("this upload was finalized while the file arrived; nothing changed")
+            self._objects.put_file(session.object_key, body)  # a link and a rename, locally
             repo.save_session(
                 replace(
                     current[0],
@@ -87,6 +93,7 @@ class DatasetUploads:
         with self._datasets.database.unit_of_work() as uow:
             repo = DatasetRepository(uow.session)
             self._datasets.owned(repo, principal, dataset_id)
+            repo.lock_session(upload_id)  # a PUT publishing its bytes finishes first
             session = repo.session_of(principal.user_id, dataset_id, upload_id)
             if session is None or session.kind is not SessionKind.UPLOAD:
                 raise NotFound(f"dataset {dataset_id} has no upload {upload_id!r}")

@@ -263,6 +263,21 @@ class DatasetRepository:
             .values(**values)
         )
 
+    def lock_session(self, session_id: str) -> bool:
+        """Hold the session's row until the unit of work ends; False when there is none.
+
+        An UPDATE that changes nothing: PostgreSQL locks the row, SQLite takes its write lock
+        (a plain SELECT takes neither, on SQLite it is not even in the transaction). A signed
+        PUT and a finalize of the same session each lock it before reading it, so one of them
+        waits for the other and reads what the other wrote.
+        """
+        result = self._session.execute(
+            update(dataset_uploads)
+            .where(dataset_uploads.c.upload_id == session_id)
+            .values(upload_id=dataset_uploads.c.upload_id)
+        )
+        return bool(getattr(result, "rowcount", 0))
+
     def session_of(self, user_id: str, dataset_id: str, session_id: str) -> DatasetSession | None:
         row = (
             self._session.execute(
