@@ -177,6 +177,9 @@ class Settings(BaseSettings):
     # A deleted dataset's files are reclaimed this long after the delete (work already under
     # way on one of its versions finishes first; docs/datasets.md).
     dataset_reap_after_seconds: int = Field(default=3600, ge=0)
+    # Staged object writes and spooled uploads untouched this long are a crash's leftovers and
+    # are removed as the service starts (services/leftovers.py).
+    staging_max_age_seconds: int = Field(default=3600, ge=0)
 
     tiers: dict[str, TierLimits] = Field(default_factory=lambda: dict(DEFAULT_TIERS))
 

@@ -24,6 +24,7 @@ from backtestd.api.routes import (
 )
 from backtestd.services.container import Services, build_services, start_executor
 from backtestd.services.job_recovery import JobRecovery
+from backtestd.services.leftovers import remove_leftovers_in_background
 from backtestd.settings import Settings
 
 API_PREFIX = "/v1"
@@ -43,6 +44,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         log.info("jobs run on %s", app.state.services.backtests.executor.describe())
         app.state.services.sweeps.finish_orphans()
         app.state.services.datasets.reap_deleted()
+        remove_leftovers_in_background(app.state.services.objects, settings)
         resumed = app.state.services.backtests.resume_unfinished()
         if resumed:
             log.info("resubmitted %d unfinished jobs", resumed)

@@ -71,3 +71,24 @@ def test_publishing_the_same_file_again_leaves_no_staging_link(tmp_path: Path) -
     leftovers = [p for p in (tmp_path / "objects").rglob(".staging-*")]
     assert leftovers == []
     assert os.stat(version).st_nlink == 3  # the source, the upload object, the version
+
+
+def test_staging_files_a_crash_left_go_and_everything_else_stays(tmp_path: Path) -> None:
+    """A process killed between staging and rename leaves ``.staging-*`` for good: removed once
+    older than the given age (by ctime, which a write or a hard link renews), never an object,
+    never a staging file younger than that."""
+    store = LocalObjectStore(tmp_path / "objects")
+    store.put("prepared/p1/close.bin", b"c" * 64)
+    object_path = store.local_path("prepared/p1/close.bin")
+    assert object_path is not None
+    crashed = _file(object_path.parent / ".staging-123-abc", b"half")
+    deep = _file(tmp_path / "objects" / ".staging-top", b"half")
+
+    assert store.remove_stale_staging(older_than_s=3_600) == 0  # written just now: a live write
+    assert crashed.exists()
+    assert deep.exists()
+
+    assert store.remove_stale_staging(older_than_s=0) == 2
+    assert not crashed.exists()
+    assert not deep.exists()
+    assert store.get("prepared/p1/close.bin") == b"c" * 64

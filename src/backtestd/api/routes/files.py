@@ -19,6 +19,7 @@ from starlette.concurrency import run_in_threadpool
 
 from backtestd.api.deps import ServicesDep
 from backtestd.services.datasets import too_large
+from backtestd.services.leftovers import UPLOAD_SPOOL_PREFIX
 
 router = APIRouter(include_in_schema=False)
 RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
@@ -90,7 +91,7 @@ async def receive_upload(
         raise too_large(cap)
     spool = services.settings.data_dir.resolve() / "tmp"
     spool.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=spool, prefix="upload-", delete=True) as handle:
+    with tempfile.NamedTemporaryFile(dir=spool, prefix=UPLOAD_SPOOL_PREFIX, delete=True) as handle:
         received = 0
         pending = bytearray()
         async for chunk in request.stream():

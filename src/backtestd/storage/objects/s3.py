@@ -40,8 +40,10 @@ from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as EndpointUnreachable
 
 from backtestd.errors import ConfigurationError, ServiceUnavailable
+from backtestd.storage.objects.store import remove_stale_files
 
 _CHUNK = 1 << 20
+FETCH_PREFIX = ".fetch-"
 _MISSING = {"404", "NoSuchKey", "NotFound"}
 # What S3 and S3-compatible stores answer to a bad signature, an unknown key or no access
 # (a HEAD has no body, so only its status, "403", names the cause).
@@ -242,6 +244,10 @@ class S3ObjectStore:
         )
         return url
 
+    def remove_stale_staging(self, older_than_s: float) -> int:
+        """An S3 PUT is atomic; what a crash leaves is the read cache's half-done downloads."""
+        return self._cache.remove_stale_fetches(older_than_s)
+
 
 class ReadThroughCache:
     """Whole objects on local disk, named by key digest and ETag, LRU-bounded in bytes."""
@@ -259,7 +265,7 @@ class ReadThroughCache:
             os.utime(path)  # most recently used
             return path
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".fetch-", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=FETCH_PREFIX, dir=path.parent)
         os.close(fd)
         try:
             fetch(Path(tmp))
@@ -269,6 +275,10 @@ class ReadThroughCache:
             raise
         self._evict(keep=path)
         return path
+
+    def remove_stale_fetches(self, older_than_s: float) -> int:
+        """Delete downloads (``.fetch-*``) a killed process never renamed into place."""
+        return remove_stale_files(self.root, FETCH_PREFIX, older_than_s)
 
     def _evict(self, keep: Path) -> None:
         """Drop least recently used entries over the bound (never the one just fetched; an

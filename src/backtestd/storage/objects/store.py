@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
@@ -16,6 +17,8 @@ from typing import Protocol
 from backtestd.settings import Settings
 
 _CHUNK = 1 << 20
+STAGING_PREFIX = ".staging-"
+"""Names of the files a local write stages before its rename (never an object key's)."""
 
 
 class ObjectStore(Protocol):
@@ -54,6 +57,11 @@ class ObjectStore(Protocol):
         """A credential-free PUT URL the store itself accepts, or None (the local store)."""
         ...
 
+    def remove_stale_staging(self, older_than_s: float) -> int:
+        """Delete what writes killed half-way left behind, untouched for ``older_than_s``;
+        returns how many files went."""
+        ...
+
 
 def _publish_link(source: Path, path: Path) -> bool:
     """Publish ``source`` at ``path`` as a hard link (flushed to disk, then renamed into place):
@@ -62,7 +70,7 @@ def _publish_link(source: Path, path: Path) -> bool:
     links are refused), for the caller to copy instead."""
     if path.exists() and os.path.samefile(source, path):
         return True  # already published (a retried job publishing the same file again)
-    staged = path.parent / f".staging-{os.getpid()}-{os.urandom(6).hex()}"
+    staged = path.parent / f"{STAGING_PREFIX}{os.getpid()}-{os.urandom(6).hex()}"
     try:
         os.link(source, staged)
     except OSError:
@@ -79,6 +87,29 @@ def _publish_link(source: Path, path: Path) -> bool:
         # real rename it is gone already
         staged.unlink(missing_ok=True)
     return True
+
+
+def remove_stale_files(root: Path, prefix: str, older_than_s: float) -> int:
+    """Delete the files under ``root`` named ``prefix*`` whose ctime is older than
+    ``older_than_s``; returns how many went.
+
+    ctime, not mtime: a hard link (``_publish_link``) and every write renew it, so a write in
+    progress anywhere (another replica on a shared store) is never taken.
+    """
+    cutoff = time.time() - older_than_s
+    removed = 0
+    for directory, _, names in os.walk(root):
+        for name in names:
+            if not name.startswith(prefix):
+                continue
+            path = Path(directory, name)
+            try:
+                if path.stat().st_ctime < cutoff:
+                    path.unlink()
+                    removed += 1
+            except FileNotFoundError:
+                continue  # finished (renamed) or removed meanwhile
+    return removed
 
 
 class LocalObjectStore:
@@ -106,7 +137,7 @@ class LocalObjectStore:
     def put(self, key: str, data: bytes) -> None:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".staging-", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=STAGING_PREFIX, dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
@@ -128,7 +159,7 @@ class LocalObjectStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         if _publish_link(source, path):
             return
-        fd, tmp = tempfile.mkstemp(prefix=".staging-", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=STAGING_PREFIX, dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as handle, source.open("rb") as src:
                 shutil.copyfileobj(src, handle, _CHUNK)
@@ -163,6 +194,11 @@ class LocalObjectStore:
 
     def presigned_put(self, key: str, expires_seconds: int) -> str | None:
         return None
+
+    def remove_stale_staging(self, older_than_s: float) -> int:
+        """Delete the staging files (``.staging-*``) of writes that never finished: a process
+        killed between staging and rename leaves its file for good."""
+        return remove_stale_files(self.root, STAGING_PREFIX, older_than_s)
 
 
 def open_object_store(settings: Settings) -> ObjectStore:
