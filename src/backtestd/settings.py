@@ -313,6 +313,13 @@ class Settings(BaseSettings):
         return self.s3_public_endpoint_url or self.s3_endpoint_url
 
     @property
+    def scratch_dir(self) -> Path:
+        """Work files of one process (spooled uploads, ingest and preview work directories):
+        ``<data dir>/tmp``, where start-up also looks for what a crash left
+        (``services/leftovers.py``)."""
+        return self.data_dir.resolve() / "tmp"
+
+    @property
     def resolved_object_store_dir(self) -> Path:
         return (self.object_store_dir or self.data_dir / "objects").resolve()
 

@@ -77,7 +77,7 @@ class DatasetPreviews:
         local = self._objects.local_path(version.object_key)
         if local is not None and local.exists():
             return read_version(local, version.data_format)
-        root = self._settings.data_dir.resolve() / "tmp"
+        root = self._settings.scratch_dir
         root.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=root, prefix="preview-") as work:
             path = Path(work) / "version"

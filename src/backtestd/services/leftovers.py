@@ -24,7 +24,7 @@ def remove_leftovers(objects: ObjectStore, settings: Settings) -> tuple[int, int
     """Delete stale staged objects and spooled upload bodies: ``(staged, spooled)`` removed."""
     age = float(settings.staging_max_age_seconds)
     staged = objects.remove_stale_staging(age)
-    spool = settings.data_dir.resolve() / "tmp"
+    spool = settings.scratch_dir
     spooled = remove_stale_files(spool, UPLOAD_SPOOL_PREFIX, age) if spool.is_dir() else 0
     if staged or spooled:
         log.info(

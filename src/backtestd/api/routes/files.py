@@ -89,7 +89,7 @@ async def receive_upload(
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > cap:
         raise too_large(cap)
-    spool = services.settings.data_dir.resolve() / "tmp"
+    spool = services.settings.scratch_dir
     spool.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=spool, prefix=UPLOAD_SPOOL_PREFIX, delete=True) as handle:
         received = 0

@@ -44,7 +44,7 @@ class _Refused(Exception):
 
 
 def _work_dir(ctx: WorkerContext) -> Path:
-    root = ctx.settings.data_dir.resolve() / "tmp"
+    root = ctx.settings.scratch_dir
     root.mkdir(parents=True, exist_ok=True)
     return root
 

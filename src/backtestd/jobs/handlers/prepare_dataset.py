@@ -39,7 +39,7 @@ def _load(ctx: WorkerContext, version: DatasetVersion, start_us: int, end_us: in
     local = ctx.objects.local_path(version.object_key)
     if local is not None and local.exists():
         return read_version(local, version.data_format).between(start_us, end_us)
-    root = ctx.settings.data_dir.resolve() / "tmp"
+    root = ctx.settings.scratch_dir
     root.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=root, prefix="prepare-") as work:
         path = Path(work) / "version"

@@ -53,8 +53,4 @@ final class SharedLoaders {
     synchronized void discard(String digest) {
         byDigest.remove(digest);
     }
-
-    synchronized int size() {
-        return byDigest.size();
-    }
 }
