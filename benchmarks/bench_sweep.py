@@ -137,13 +137,31 @@ def run_sweep(
     return time.perf_counter() - t0, accepted, result
 
 
+TIMELINE: list[str] | None = None
+"""With ``--timeline``: one line per change of a sweep's progress while it is polled."""
+
+
 def poll(client: httpx.Client, path: str, done: Any, interval: float = 0.05) -> dict[str, Any]:
+    t0, seen = time.perf_counter(), None
     while True:
         response = client.get(path)
-        if response.status_code == 200 and done(response.json()):
-            body: dict[str, Any] = response.json()
+        body: dict[str, Any] = response.json() if response.status_code == 200 else {}
+        progress = body.get("progress")
+        if TIMELINE is not None and progress is not None:
+            now = (progress["done"], progress["pendingShards"], body["status"])
+            if now != seen:
+                seen = now
+                TIMELINE.append(f"{time.perf_counter() - t0:6.2f} s: done {now[0]}, "
+                                f"pending shards {now[1]}, {now[2]}")  # fmt: skip
+        if body and done(body):
             return body
         time.sleep(interval)
+
+
+def _print_timeline() -> None:
+    if TIMELINE:
+        print("\n".join(f"  {line}" for line in TIMELINE))
+        TIMELINE.clear()
 
 
 def prepared_close(data_dir: Path, job_id: str) -> np.ndarray:
@@ -203,7 +221,14 @@ def main() -> None:
         help="then run this many more 100-vector grids (values shifted by 1, 2, ...) on the "
         "same, now warm, server and print each one's time and CPU",
     )
+    parser.add_argument(
+        "--timeline",
+        action="store_true",
+        help="print how each sweep's progress moved while it was polled (every 50 ms)",
+    )
     args = parser.parse_args()
+    global TIMELINE
+    TIMELINE = [] if args.timeline else None
     end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=2)
     with tempfile.TemporaryDirectory() as tmp:
         server = LiveServer(Path(tmp))
@@ -235,6 +260,7 @@ def main() -> None:
                 cpu = cpu_used(cpu_before, cpu_seconds(server.process.pid))
                 rows = result["leaderboard"]
                 per_trial = sorted(r["runtimeMs"] for r in rows)
+                _print_timeline()
                 print(
                     f"backtestd sweep: {len(rows)} vectors in {seconds:.2f} s end to end "
                     f"({accepted['shards']} shards); per trial median "
@@ -262,6 +288,7 @@ def main() -> None:
                     cpu_before = cpu_seconds(server.process.pid)
                     seconds, accepted, result = run_sweep(client, job, strategy_id, shifted)
                     cpu = cpu_used(cpu_before, cpu_seconds(server.process.pid))
+                    _print_timeline()
                     print(
                         f"warm sweep {shift}: {len(result['leaderboard'])} vectors in "
                         f"{seconds:.2f} s end to end; the service used {cpu}"

@@ -194,6 +194,25 @@ def _take_profit(
 
 
 _NEVER = 9_223_372_036_854_775_807  # int64 max: no further event
+_EXACT_ESTIMATE = 1 << 52  # below it, d * (1 / step) is within one of d // step
+
+
+@numba.njit(cache=True, nogil=True)
+def floor_quotient(d: int, step: int, inv_step: float) -> int:
+    """``d // step`` for ``0 <= d`` and ``step > 0``, given ``inv_step = 1.0 / step``.
+
+    The quotient is estimated by a multiplication and corrected by integer compares: exact
+    while the estimate is within one of it, which holds below 2**52 (beyond, the division).
+    A 64-bit division on every mark of an open position cost more than the estimate.
+    """
+    if d >= _EXACT_ESTIMATE:
+        return d // step
+    q = int(d * inv_step)
+    if q * step > d:
+        return q - 1
+    if (q + 1) * step <= d:
+        return q + 1
+    return q
 
 
 @numba.njit(cache=True, nogil=True)
@@ -259,6 +278,7 @@ def equity_pass(  # noqa: C901
     equity are all its metrics need (``engine/equity_runs.py``).
     """
     count = (to_ms - from_ms + step_ms - 1) // step_ms  # instants before `to`; `to` is `count`
+    inv_step = 1.0 / step_ms
     n_marks = m_ts.shape[0]
     cap = min(count + 1, n_book + n_marks + 1) + 1 if store else 0
     rs = np.empty(cap, dtype=np.int64)
@@ -312,13 +332,11 @@ def equity_pass(  # noqa: C901
             g = count + 1
             value = 0.0
         if tg <= x:
-            if x - tg < 8 * step_ms:
-                while tg <= x:
-                    g += 1
-                    tg += step_ms
-            else:
-                g = (x - from_ms) // step_ms + 1
-                tg = from_ms + g * step_ms
+            # A walk of the instants up to x looped a varying number of times (the seconds
+            # between two bars) and cost a mispredicted branch on most marks: 4.6 -> 2.5 ms a
+            # vector over a month of 1 s bars with the quotient instead.
+            g = floor_quotient(x - from_ms, step_ms, inv_step) + 1
+            tg = from_ms + g * step_ms
         if g != pg:  # the pending run holds the instants pg .. g-1
             while nd < days and jd < g:
                 daily[nd] = pv

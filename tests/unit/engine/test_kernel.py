@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from tests.unit.engine import reference_portfolio
 from tests.unit.engine.portfolio_configs import portfolio_configs
 
+from backtestd.engine.kernel import floor_quotient
 from backtestd.engine.kernel_metrics import equity_stats
 from backtestd.engine.metrics import (
     DAY_MS,
@@ -39,7 +40,7 @@ prices = st.sampled_from([8.0, 9.5, 10.0, 10.1, 11.0, 12.5, 13.0, 0.37, 1234.5])
 
 
 @st.composite
-def cases(draw: st.DrawFn) -> tuple[dict[str, np.ndarray], int, PortfolioConfig]:
+def cases(draw: st.DrawFn) -> tuple[dict[str, np.ndarray], int, int, PortfolioConfig]:
     n_marks = draw(st.integers(0, 60))
     n_sigs = draw(st.integers(0, 30))
 
@@ -54,9 +55,13 @@ def cases(draw: st.DrawFn) -> tuple[dict[str, np.ndarray], int, PortfolioConfig]
         "px_ts": np.sort(column(instants, n_marks, np.int64)),
         "px": column(prices, n_marks, np.float64),
     }
-    step = draw(st.sampled_from([250, 1_000, 3_000]))
+    step = draw(st.sampled_from([250, 1_000, 3_000, 7]))
+    # the grid starts where the range does: at 0, or at a real epoch millisecond
+    origin = draw(st.sampled_from([0, 1_767_225_600_123]))
+    arrays["sig_ts"] += origin
+    arrays["px_ts"] += origin
     cfg = draw(portfolio_configs)
-    return arrays, step, cfg
+    return arrays, step, origin, cfg
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -66,10 +71,10 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases())
 def test_kernel_gives_the_same_bits_as_the_python_loop(
-    case: tuple[dict[str, np.ndarray], int, PortfolioConfig],
+    case: tuple[dict[str, np.ndarray], int, int, PortfolioConfig],
 ) -> None:
-    arrays, step, cfg = case
-    span = {"from_ms": 0, "to_ms": 9_000, "grid_step_ms": step}
+    arrays, step, origin, cfg = case
+    span = {"from_ms": origin, "to_ms": origin + 9_000, "grid_step_ms": step}
     got = simulate(**arrays, **span, config=cfg)
     ref = reference_portfolio.simulate(**arrays, **span, config=cfg)
     for name in ref.trades.__dataclass_fields__:
@@ -212,3 +217,34 @@ def test_trigger_prices_keep_the_signal_price_without_a_tick_at_its_millisecond(
         np.array([5.0, 6.0, 7.0]),
     )
     assert got.tolist() == [5.0, 2.0, 3.0]  # the first tick of the millisecond wins
+
+
+@settings(max_examples=2_000, deadline=None)
+@given(
+    d=st.one_of(
+        st.integers(0, 2**63 - 1),
+        st.integers(0, 2**53),
+        st.integers(2**52 - 2**20, 2**52 + 2**20),
+    ),
+    step=st.one_of(st.integers(1, 2**40), st.sampled_from([1, 250, 999, 1_000, 60_000, DAY_MS])),
+)
+def test_the_grid_index_estimate_is_the_floor_quotient(d: int, step: int) -> None:
+    """The equity pass finds an instant by a multiplication corrected by compares."""
+    assert floor_quotient(d, step, 1.0 / step) == d // step
+
+
+@pytest.mark.parametrize("step", [1, 3, 7, 1_000, 86_399_999])
+def test_the_grid_index_estimate_is_exact_at_every_multiple_edge(step: int) -> None:
+    for q in (0, 1, 2, 10**6, 2**52 // step - 1, 2**52 // step, 2**52 // step + 1):
+        for d in (q * step - 1, q * step, q * step + 1):
+            if d >= 0:
+                assert floor_quotient(d, step, 1.0 / step) == d // step
+
+
+@pytest.mark.parametrize("step", [2**40 + 1, 2**36 - 5, 999_999_937])
+def test_the_grid_index_estimate_is_exact_just_below_its_limit(step: int) -> None:
+    """Where the estimate may round up to the next quotient (d within a step of 2**52)."""
+    top = 2**52
+    for d in range(top - step, top, max(1, step // 997)):
+        for e in (d, (d // step + 1) * step - 1):
+            assert floor_quotient(e, step, 1.0 / step) == e // step
