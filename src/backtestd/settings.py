@@ -137,6 +137,9 @@ class Settings(BaseSettings):
     # Indicator series kept by each worker's engine host between runs (docs/engine-host.md,
     # "Series computed ahead"); 0 turns it off. Inside the heap, and released under pressure.
     engine_series_cache_mb: int = Field(default=96, ge=0)
+    # Heap copies of a sweep's input columns kept by each worker's engine host between runs
+    # (docs/engine-host.md, "Columns on the heap"); 0 reads the mapped files for every run.
+    engine_column_cache_mb: int = Field(default=160, ge=0)
     max_compiles_in_flight: int = Field(default=4, ge=1)
     max_compiles_per_user: int = Field(default=1, ge=1)  # fairness: docs/limits.md
     validation_workers: int = Field(default=1, ge=1)

@@ -84,6 +84,7 @@ def build_services(settings: Settings) -> Services:
             compile_cpu_limit_s=settings.compile_cpu_limit_seconds,
             # These hosts compile and run each strategy's validation once: no series to share.
             series_cache_mb=0,
+            column_cache_mb=0,
         ),
     )
     validations = FairQueue(settings.validation_workers, name="validate")

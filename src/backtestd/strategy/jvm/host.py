@@ -127,6 +127,12 @@ class HostConfig:
     compute each series of a data-fed built-in indicator once (``RunSeries.java``; 0 computes
     none ahead). None leaves the host's default, a fifth of its heap."""
 
+    column_cache_mb: int | None = None
+    """Bytes (MiB) of heap copies of input columns the host keeps between runs, so that a
+    sweep's vectors read arrays instead of the mapped files (``ColumnCache.java``; 0 keeps none,
+    data larger than it is read from the files). None leaves the host's default, a fifth of its
+    heap."""
+
     def argv(self, jar: Path) -> list[str]:
         """The java command line of one host."""
         return [
@@ -147,6 +153,11 @@ class HostConfig:
             *(
                 (f"--series-cache-mb={self.series_cache_mb}",)
                 if self.series_cache_mb is not None
+                else ()
+            ),
+            *(
+                (f"--column-cache-mb={self.column_cache_mb}",)
+                if self.column_cache_mb is not None
                 else ()
             ),
         ]

@@ -39,6 +39,11 @@ final class ColumnSet {
      * the same identity.
      */
     String identity;
+    /**
+     * The columns as heap arrays in {@link #LAYOUTS} order ({@link ColumnCache}), or null: the
+     * event loops then read the mapped buffers.
+     */
+    Object[] heap;
     private final Map<String, LongBuffer> longs = new LinkedHashMap<>();
     private final Map<String, DoubleBuffer> doubles = new LinkedHashMap<>();
 
@@ -95,9 +100,9 @@ final class ColumnSet {
     }
 
     /**
-     * Columns held in direct little-endian buffers, as {@link #map} returns them (the same buffer
-     * classes, so code the warm-up compiles is the code a mapped run uses): the host's own
-     * synthetic data ({@link WarmUp}), never a request's.
+     * Columns held in direct little-endian buffers, as {@link #map} returns them, and as heap
+     * arrays, as {@link ColumnCache} gives a request's (so code the warm-up compiles is the code
+     * a run uses): the host's own synthetic data ({@link WarmUp}), never a request's.
      */
     static ColumnSet direct(String kind, Map<String, long[]> longColumns,
             Map<String, double[]> doubleColumns) {
@@ -116,6 +121,12 @@ final class ColumnSet {
                 set.doubles.put(column, values.clear());
             }
         }
+        Object[] heap = new Object[layout.size()];
+        for (int i = 0; i < heap.length; i++) {
+            String column = layout.get(i);
+            heap[i] = INT_COLUMNS.contains(column) ? longColumns.get(column) : doubleColumns.get(column);
+        }
+        set.heap = heap;
         return set;
     }
 
@@ -141,5 +152,10 @@ final class ColumnSet {
 
     DoubleBuffer doubles(String column) {
         return doubles.get(column);
+    }
+
+    /** Whether {@code column} holds int64 values (timestamps). */
+    boolean isLong(String column) {
+        return INT_COLUMNS.contains(column);
     }
 }

@@ -9,9 +9,12 @@ import java.nio.LongBuffer;
  * once per row. {@code progress[0]} always ends up holding the number of rows delivered, even
  * when the strategy throws part-way.
  *
- * <p>Every loop reads the mapped buffers row by row. Klines were once copied a chunk at a time
- * into heap arrays first; on JDK 17 the absolute buffer reads compile to plain loads, and the
- * copy cost about 5 ns a bar (a sixth of a sweep vector's time over a million bars), so it went.
+ * <p>Tickers and klines are read from the heap copy of the columns when the host holds one
+ * ({@link ColumnCache}, {@link ColumnSet#heap}): a sweep's vectors share it, and an array read in
+ * a counted loop is a plain load where a buffer read also checks the index, the memory scope and
+ * the address (about 10 % of a sweep vector's engine time). Without a copy (data above the
+ * cache's budget, or funding) they read the mapped buffers row by row. (Copying a chunk at a time
+ * into heap arrays for every run cost more than it saved: about 5 ns a bar.)
  */
 final class Feeder {
     private Feeder() {}
@@ -27,6 +30,12 @@ final class Feeder {
 
     private static void tickers(StrategyRun run, ColumnSet c, int start, int end,
             long[] progress) {
+        if (c.heap != null) {
+            Object[] h = c.heap; // LAYOUTS order: ts, bid, bidSize, ask, askSize, last, volume
+            tickers(run, (long[]) h[0], (double[]) h[1], (double[]) h[2], (double[]) h[3],
+                    (double[]) h[4], (double[]) h[5], (double[]) h[6], start, end, progress);
+            return;
+        }
         LongBuffer ts = c.longs("ts");
         DoubleBuffer bid = c.doubles("bid");
         DoubleBuffer bidSize = c.doubles("bidSize");
@@ -45,8 +54,27 @@ final class Feeder {
         }
     }
 
+    private static void tickers(StrategyRun run, long[] ts, double[] bid, double[] bidSize,
+            double[] ask, double[] askSize, double[] last, double[] volume, int start, int end,
+            long[] progress) {
+        int i = start;
+        try {
+            for (; i < end; i++) {
+                run.onTicker(ts[i], bid[i], bidSize[i], ask[i], askSize[i], last[i], volume[i]);
+            }
+        } finally {
+            progress[0] = i - start;
+        }
+    }
+
     private static void klines(StrategyRun run, ColumnSet c, int start, int end,
             long[] progress) {
+        if (c.heap != null) {
+            Object[] h = c.heap; // LAYOUTS order: ts, closeTs, open, high, low, close, volume
+            klines(run, (long[]) h[0], (long[]) h[1], (double[]) h[2], (double[]) h[3],
+                    (double[]) h[4], (double[]) h[5], (double[]) h[6], start, end, progress);
+            return;
+        }
         LongBuffer ts = c.longs("ts");
         LongBuffer closeTs = c.longs("closeTs");
         DoubleBuffer open = c.doubles("open");
@@ -59,6 +87,19 @@ final class Feeder {
             for (; i < end; i++) {
                 run.onKline(ts.get(i), closeTs.get(i), open.get(i), high.get(i), low.get(i),
                         close.get(i), volume.get(i));
+            }
+        } finally {
+            progress[0] = i - start;
+        }
+    }
+
+    private static void klines(StrategyRun run, long[] ts, long[] closeTs, double[] open,
+            double[] high, double[] low, double[] close, double[] volume, int start, int end,
+            long[] progress) {
+        int i = start;
+        try {
+            for (; i < end; i++) {
+                run.onKline(ts[i], closeTs[i], open[i], high[i], low[i], close[i], volume[i]);
             }
         } finally {
             progress[0] = i - start;

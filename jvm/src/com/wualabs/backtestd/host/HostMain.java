@@ -57,10 +57,10 @@ public final class HostMain {
     /** The warm-up has ended and its error counts are behind us: no more pausing. */
     private boolean warmEnded;
 
-    private HostMain(DataOutputStream out, ErrorCounters counters, long seriesCacheBytes)
-            throws Exception {
+    private HostMain(DataOutputStream out, ErrorCounters counters, long seriesCacheBytes,
+            long columnCacheBytes) throws Exception {
         this.out = out;
-        this.runner = new RunService(seriesCacheBytes);
+        this.runner = new RunService(seriesCacheBytes, columnCacheBytes);
         this.compiler = new CompileService(System.getProperty("java.class.path"));
         this.counters = counters;
         this.seen = counters.read();
@@ -68,7 +68,7 @@ public final class HostMain {
 
     /**
      * Entry point: {@code java -cp backtestd-engine.jar com.wualabs.backtestd.host.HostMain
-     * [--warm-up] [--series-cache-mb=N]}. With {@code --warm-up} the host runs its built-in {@link WarmUp} on a
+     * [--warm-up] [--series-cache-mb=N] [--column-cache-mb=N]}. With {@code --warm-up} the host runs its built-in {@link WarmUp} on a
      * background thread once it has said hello.
      */
     public static void main(String[] args) {
@@ -81,7 +81,8 @@ public final class HostMain {
         try {
             ErrorCounters counters = ErrorCounters.open();
             int engineClasses = initialiseEngineClasses();
-            host = new HostMain(out, counters, seriesCacheBytes(args));
+            host = new HostMain(out, counters, cacheBytes(args, "--series-cache-mb="),
+                    cacheBytes(args, "--column-cache-mb="));
             host.hello(engineClasses);
             if (List.of(args).contains("--warm-up")) {
                 host.warm = WarmUp.start();
@@ -95,15 +96,17 @@ public final class HostMain {
     }
 
     /**
-     * Bytes of indicator series the host keeps between runs ({@link RunService}): {@code
-     * --series-cache-mb=N}, at most half the heap, by default a fifth; 0 computes none ahead.
+     * Bytes of a cache the host keeps between runs ({@link RunService}): {@code
+     * --series-cache-mb=N} for indicator series (0 computes none ahead), {@code
+     * --column-cache-mb=N} for heap copies of the input columns (0 reads the mapped files);
+     * each at most half the heap, by default a fifth.
      */
-    static long seriesCacheBytes(String[] args) {
+    static long cacheBytes(String[] args, String flag) {
         for (String a : args) {
-            if (a.startsWith("--series-cache-mb=")) {
-                long mb = Long.parseLong(a.substring("--series-cache-mb=".length()));
+            if (a.startsWith(flag)) {
+                long mb = Long.parseLong(a.substring(flag.length()));
                 if (mb < 0) {
-                    throw new IllegalArgumentException("--series-cache-mb must be 0 or more, got " + mb);
+                    throw new IllegalArgumentException(flag + "N must be 0 or more, got " + mb);
                 }
                 long bytes = Math.min(mb, 1L << 20) << 20; // no overflow in the shift
                 return Math.min(bytes, Runtime.getRuntime().maxMemory() / 2);
@@ -390,6 +393,10 @@ public final class HostMain {
         s.put("uptime_ms", ManagementFactory.getRuntimeMXBean().getUptime());
         if (warm != null) {
             s.put("warm_up", warm.status());
+        }
+        Map<String, Object> columns = runner.columnCacheStatus();
+        if (columns != null) {
+            s.put("column_cache", columns);
         }
         return s;
     }

@@ -43,12 +43,17 @@ final class RunService {
     private final Set<String> verified = new LinkedHashSet<>();
     /** Series of data-fed indicators shared by the runs of one strategy over one dataset, or null. */
     private final SeriesCache seriesCache;
+    private final ColumnCache columnCache;
     /** Loaders of stateless strategies kept between requests. */
     private final SharedLoaders keptLoaders = new SharedLoaders();
 
-    /** @param seriesCacheBytes bytes of indicator series kept between runs; 0 computes none ahead */
-    RunService(long seriesCacheBytes) {
+    /**
+     * @param seriesCacheBytes bytes of indicator series kept between runs; 0 computes none ahead
+     * @param columnCacheBytes bytes of heap copies of input columns kept between runs; 0 keeps none
+     */
+    RunService(long seriesCacheBytes, long columnCacheBytes) {
         this.seriesCache = seriesCacheBytes > 0 ? new SeriesCache(seriesCacheBytes) : null;
+        this.columnCache = columnCacheBytes > 0 ? new ColumnCache(columnCacheBytes) : null;
     }
 
     /** A ready answer: header fields plus binary payloads. */
@@ -70,6 +75,7 @@ final class RunService {
         ColumnSet columns = ColumnSet.map(Requests.string(req, "kind"),
                 Requests.map(req.get("columns"), "columns"));
         int[] range = Requests.rows(req.get("rows"), columns.rows);
+        columns.heap = heldColumns(columns, false);
         RunSeries series = seriesFor(digest, columns, range, instrument);
         Loaders loaders = new Loaders(classes, digest, keptLoaders);
         ClassLoader loader = loaders.next();
@@ -133,6 +139,7 @@ final class RunService {
         ColumnSet columns = ColumnSet.map(Requests.string(req, "kind"),
                 Requests.map(req.get("columns"), "columns"));
         int[] range = Requests.rows(req.get("rows"), columns.rows);
+        columns.heap = heldColumns(columns, true);
         RunSeries series = seriesFor(digest, columns, range, instrument);
         Guard.Laps laps = new Guard.Laps();
         List<Object> results = new ArrayList<>();
@@ -396,6 +403,31 @@ final class RunService {
             verified.remove(verified.iterator().next());
         }
         return digest;
+    }
+
+    /**
+     * The heap copy of a request's columns ({@link ColumnCache}), or null to read the mapped
+     * files. A batch (a sweep's vectors) copies them when the cache has room; a single run only
+     * takes a copy already held, since copying costs about as much as one pass over the data.
+     */
+    private Object[] heldColumns(ColumnSet columns, boolean copy) {
+        if (columnCache == null) {
+            return null;
+        }
+        return copy ? columnCache.arrays(columns) : columnCache.held(columns);
+    }
+
+    /** Hits and copies of the column cache ({@code ping}), or null without one. */
+    Map<String, Object> columnCacheStatus() {
+        if (columnCache == null) {
+            return null;
+        }
+        long[] counts = columnCache.counts();
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("bytes", columnCache.bytes());
+        s.put("hits", counts[0]);
+        s.put("copies", counts[1]);
+        return s;
     }
 
     /**
