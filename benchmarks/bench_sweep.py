@@ -222,6 +222,14 @@ def main() -> None:
         "same, now warm, server and print each one's time and CPU",
     )
     parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting for the service (repeatable), e.g. BACKTESTD_ENGINE_COLUMN_CACHE_MB=0 "
+        "to measure a feature off against on",
+    )
+    parser.add_argument(
         "--timeline",
         action="store_true",
         help="print how each sweep's progress moved while it was polled (every 50 ms)",
@@ -231,7 +239,7 @@ def main() -> None:
     TIMELINE = [] if args.timeline else None
     end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=2)
     with tempfile.TemporaryDirectory() as tmp:
-        server = LiveServer(Path(tmp))
+        server = LiveServer(Path(tmp), extra_env=dict(kv.split("=", 1) for kv in args.server_env))
         server.start()
         try:
             token = server.token(server.create_key("bench", tier="elite"))

@@ -47,6 +47,33 @@ final class GroupChecks {
         values();
         transforms();
         errors();
+        lookups();
+    }
+
+    /** Names are found by reference first (a few remembered); a re-registration must show. */
+    static void lookups() {
+        InstrumentGroupRTIndicator g = group();
+        String[] names = {"a", "b", "c", "d", "e"};
+        g.addPrice();
+        for (int i = 0; i < names.length; i++) {
+            g.sma(names[i], "price", i + 1);
+        }
+        for (int k = 1; k <= 5; k++) {
+            tick(g, 1000L * k, 10 * k); // 10 .. 50
+        }
+        double[] expected = {50, 45, 40, 35, 30};
+        for (int round = 0; round < 3; round++) { // more names than remembered, in rotation
+            for (int i = 0; i < names.length; i++) {
+                Check.near(expected[i], g.getValue(names[i]), "sma(" + (i + 1) + ") by name, round " + round);
+            }
+        }
+        Check.near(30, g.getValue(new String("e")), "an equal name that is another string");
+        Check.near(45, g.getValue("b"), "read just before it is registered again");
+        g.sma("b", "price", 1); // the later registration wins, also for a remembered name
+        tick(g, 6000, 60);
+        Check.near(60, g.getValue("b"), "a re-registered name reads its new indicator");
+        Check.near(60, g.getValue(new String("b")), "another string for it too");
+        Check.near(50, g.getValue("c"), "the other names are unchanged");
     }
 
     static void names() {

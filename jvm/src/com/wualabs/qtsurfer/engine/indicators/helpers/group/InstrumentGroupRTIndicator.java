@@ -55,6 +55,11 @@ public final class InstrumentGroupRTIndicator {
     private int nodeCount;
     final WindowSet windows = new WindowSet(this);
     private final LinkedHashMap<String, Node> byName = new LinkedHashMap<>();
+    /** How many names {@link #require} remembers by reference (a power of two). */
+    private static final int RECENT = 4;
+    private final String[] recentNames = new String[RECENT];
+    private final Node[] recentNodes = new Node[RECENT];
+    private int recentNext;
     private Node primaryNode;
     private String lastName;
     private StateStore store;
@@ -598,6 +603,8 @@ public final class InstrumentGroupRTIndicator {
         }
         append(n);
         byName.put(name, n);
+        Arrays.fill(recentNames, null); // the name may now mean another node
+        Arrays.fill(recentNodes, null);
         RTIndicator ind = n.registered();
         if (ind instanceof AbstractRTIndicator && ind.getId() == null) {
             ((AbstractRTIndicator) ind).withId(name);
@@ -607,7 +614,21 @@ public final class InstrumentGroupRTIndicator {
     }
 
     private Node require(String name) {
+        // Code asks for the same names over and over, usually with the same string literal (an
+        // interned, identical reference): those are found by reference before hashing.
+        String[] names = recentNames;
+        for (int i = 0; i < RECENT; i++) {
+            if (names[i] == name && name != null) {
+                return recentNodes[i];
+            }
+        }
         Node n = name == null ? null : byName.get(name);
+        if (n != null) {
+            int slot = recentNext;
+            recentNext = (slot + 1) & (RECENT - 1);
+            recentNames[slot] = name;
+            recentNodes[slot] = n;
+        }
         if (n == null) {
             throw new IllegalArgumentException("no indicator named '" + name + "' on " + instrument
                     + "; registered: " + new ArrayList<>(byName.keySet()));
