@@ -127,7 +127,7 @@ def run_sweep(
     t0 = time.perf_counter()
     accepted = client.post(
         f"/backtest/sim/kline/executeSweep/{job}",
-        json={"strategyId": strategy_id, "sweep": {"params": grid}},
+        json={"strategyId": strategy_id, "shards": SHARDS, "sweep": {"params": grid}},
     ).json()
     result = poll(
         client,
@@ -137,6 +137,8 @@ def run_sweep(
     return time.perf_counter() - t0, accepted, result
 
 
+SHARDS = 0
+"""``--shards``: the request's shard count (0: the service decides, one per worker)."""
 TIMELINE: list[str] | None = None
 """With ``--timeline``: one line per change of a sweep's progress while it is polled."""
 
@@ -230,13 +232,17 @@ def main() -> None:
         "to measure a feature off against on",
     )
     parser.add_argument(
+        "--shards", type=int, default=0, help="shards per sweep (default 0: the service decides)"
+    )
+    parser.add_argument(
         "--timeline",
         action="store_true",
         help="print how each sweep's progress moved while it was polled (every 50 ms)",
     )
     args = parser.parse_args()
-    global TIMELINE
+    global TIMELINE, SHARDS
     TIMELINE = [] if args.timeline else None
+    SHARDS = args.shards
     end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=2)
     with tempfile.TemporaryDirectory() as tmp:
         server = LiveServer(Path(tmp), extra_env=dict(kv.split("=", 1) for kv in args.server_env))
