@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.support.strategies import ENGINE_IMPORTS
 
 from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.strategy.jvm import (
@@ -24,17 +25,7 @@ from backtestd.strategy.jvm import (
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
 
-_HEADER = """\
-import com.wualabs.qtsurfer.engine.core.state.StateStore;
-import com.wualabs.qtsurfer.engine.indicators.helpers.WindowTimeRTIndicator.WindowTime;
-import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
-import com.wualabs.qtsurfer.engine.strategy.AbstractKlineStrategy;
-import com.wualabs.qtsurfer.engine.strategy.AbstractStrategy;
-import com.wualabs.qtsurfer.engine.strategy.AbstractTickerStrategy;
-import com.wualabs.qtsurfer.engine.strategy.AbstractWindowListener;
-import com.wualabs.qtsurfer.engine.strategy.StrategyProperty;
-import com.wualabs.qtsurfer.engine.strategy.TickerValueSource;
-"""
+_HEADER = ENGINE_IMPORTS
 
 _LISTENER = """
     @StrategyProperty(name = "n", description = "SMA length", defaultValue = "10")
