@@ -139,7 +139,7 @@ class Settings(BaseSettings):
     engine_series_cache_mb: int = Field(default=96, ge=0)
     # Heap copies of a sweep's input columns kept by each worker's engine host between runs
     # (docs/engine-host.md, "Columns on the heap"); 0 reads the mapped files for every run.
-    engine_column_cache_mb: int = Field(default=160, ge=0)
+    engine_column_cache_mb: int = Field(default=128, ge=0)
     max_compiles_in_flight: int = Field(default=4, ge=1)
     max_compiles_per_user: int = Field(default=1, ge=1)  # fairness: docs/limits.md
     validation_workers: int = Field(default=1, ge=1)

@@ -22,7 +22,9 @@ import java.util.Map;
  * <p>Bounded twice, like {@code SeriesCache}: by {@code budgetBytes} (least recently used out
  * first; data larger than the whole budget is not copied, and its runs read the mapped buffers
  * as before), and by the heap, since the entries are soft references that the collector clears
- * before a run would run out of memory. Thread-safe.
+ * before a run would run out of memory. While a batch runs, its copy is held strongly: the
+ * strategy has that much less heap, which is why the budget is a quarter of the heap by
+ * default. A copy that cannot be allocated is not made (the runs read the files). Thread-safe.
  */
 final class ColumnCache {
 
@@ -71,7 +73,15 @@ final class ColumnCache {
             oldest.remove();
             bytes -= sizes.remove(k);
         }
-        Object[] copy = copy(columns);
+        Object[] copy;
+        try {
+            copy = copy(columns);
+        } catch (OutOfMemoryError e) {
+            // A heap too full for the copy (other entries were dropped above): the runs read
+            // the mapped files instead, as for data over the budget. Only these arrays failed
+            // to allocate, so the heap is as it was.
+            return null;
+        }
         entries.put(key, new SoftReference<>(copy));
         sizes.put(key, size);
         bytes += size;
