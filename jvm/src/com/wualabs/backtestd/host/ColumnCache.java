@@ -1,10 +1,7 @@
 package com.wualabs.backtestd.host;
 
-import java.lang.ref.SoftReference;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
+import com.wualabs.qtsurfer.engine.internal.SoftLru;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Heap copies of the input columns, kept between the runs of one engine host: a sweep feeds the
@@ -19,7 +16,7 @@ import java.util.Map;
  * keyed by the data's identity ({@link ColumnSet#identity}: every column file's path, size,
  * modification time and file key), so a file replaced in place is a different key.
  *
- * <p>Bounded twice, like {@code SeriesCache}: by {@code budgetBytes} (least recently used out
+ * <p>Bounded twice ({@link SoftLru}, as {@code SeriesCache} is): by {@code budgetBytes} (least recently used out
  * first; data larger than the whole budget is not copied, and its runs read the mapped buffers
  * as before), and by the heap, since the entries are soft references that the collector clears
  * before a run would run out of memory. While a batch runs, its copy is held strongly: the
@@ -28,17 +25,13 @@ import java.util.Map;
  */
 final class ColumnCache {
 
-    private final long budgetBytes;
-    private final LinkedHashMap<String, SoftReference<Object[]>> entries =
-            new LinkedHashMap<>(8, 0.75f, true);
-    private final Map<String, Long> sizes = new LinkedHashMap<>();
-    private long bytes;
+    private final SoftLru<Object[]> copies;
     private long hits;
     private long misses;
 
     /** A cache of at most {@code budgetBytes} of columns; 0 keeps nothing. */
     ColumnCache(long budgetBytes) {
-        this.budgetBytes = Math.max(0, budgetBytes);
+        this.copies = new SoftLru<>(budgetBytes);
     }
 
     /** Bytes that the heap copy of {@code columns} takes. */
@@ -54,45 +47,31 @@ final class ColumnCache {
     synchronized Object[] arrays(ColumnSet columns) {
         String key = columns.identity;
         long size = sizeOf(columns);
-        if (key == null || size > budgetBytes) {
+        if (key == null || size > copies.budgetBytes()) {
             return null;
         }
-        SoftReference<Object[]> ref = entries.get(key);
-        Object[] held = ref == null ? null : ref.get();
+        Object[] held = copies.get(key);
         if (held != null) {
             hits++;
             return held;
         }
         misses++;
-        if (ref != null) {
-            forget(key);
-        }
-        Iterator<Map.Entry<String, SoftReference<Object[]>>> oldest = entries.entrySet().iterator();
-        while (bytes + size > budgetBytes && oldest.hasNext()) {
-            String k = oldest.next().getKey();
-            oldest.remove();
-            bytes -= sizes.remove(k);
-        }
+        copies.makeRoom(size); // before the copy, so that the heap has the dropped ones back
         Object[] copy;
         try {
             copy = copy(columns);
         } catch (OutOfMemoryError e) {
-            // A heap too full for the copy (other entries were dropped above): the runs read
-            // the mapped files instead, as for data over the budget. Only these arrays failed
-            // to allocate, so the heap is as it was.
+            // A heap too full for the copy: the runs read the mapped files instead, as for data
+            // over the budget. Only these arrays failed to allocate, so the heap is as it was.
             return null;
         }
-        entries.put(key, new SoftReference<>(copy));
-        sizes.put(key, size);
-        bytes += size;
+        copies.put(key, copy, size);
         return copy;
     }
 
     /** The copy of {@code columns} if one is held (a hit), else null; never copies. */
     synchronized Object[] held(ColumnSet columns) {
-        String key = columns.identity;
-        SoftReference<Object[]> ref = key == null ? null : entries.get(key);
-        Object[] held = ref == null ? null : ref.get();
+        Object[] held = columns.identity == null ? null : copies.get(columns.identity);
         if (held != null) {
             hits++;
         }
@@ -105,8 +84,8 @@ final class ColumnCache {
     }
 
     /** Bytes of columns held (or held until the collector cleared them). */
-    synchronized long bytes() {
-        return bytes;
+    long bytes() {
+        return copies.bytes();
     }
 
     private static Object[] copy(ColumnSet columns) {
@@ -125,13 +104,5 @@ final class ColumnCache {
             }
         }
         return out;
-    }
-
-    private void forget(String key) {
-        entries.remove(key);
-        Long size = sizes.remove(key);
-        if (size != null) {
-            bytes -= size;
-        }
     }
 }
