@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.support.market_columns import bars, ticks_with_gaps
 from tests.support.strategies import ENGINE_IMPORTS
 
 from backtestd.domain.marketdata import DataType, Instrument
@@ -94,40 +95,6 @@ VECTORS = [{"n": n} for n in (4, 9, 25)]
 ROWS = 20_000  # 7 columns of 20,000 rows: 1.07 MiB, above a 1 MiB cache
 
 
-def _bars(n: int, seed: int) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    close = 100.0 * np.exp(np.cumsum(rng.normal(0.0, 0.001, n)))
-    opens = np.concatenate([[close[0]], close[:-1]])
-    # one bar every 1-3 seconds: the gaps of real 1 s data
-    ts = 1_700_000_000_000 + np.cumsum(rng.integers(1, 4, n)).astype(np.int64) * 1000
-    return {
-        "ts": ts,
-        "closeTs": ts + 999,
-        "open": opens,
-        "high": np.maximum(opens, close) * (1 + rng.uniform(0, 1e-3, n)),
-        "low": np.minimum(opens, close) * (1 - rng.uniform(0, 1e-3, n)),
-        "close": close,
-        "volume": rng.uniform(0.0, 3.0, n),
-    }
-
-
-def _ticks(n: int) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(5)
-    last = 100.0 * np.exp(np.cumsum(rng.normal(0.0, 0.001, n)))
-    bid = last - rng.uniform(0.001, 0.02, n)
-    last[rng.random(n) < 0.1] = np.nan
-    bid[rng.random(n) < 0.05] = np.nan
-    return {
-        "ts": 1_700_000_000_000 + np.arange(n, dtype=np.int64) * 700,
-        "bid": bid,
-        "bidSize": rng.uniform(0.1, 2.0, n),
-        "ask": last + rng.uniform(0.001, 0.02, n),
-        "askSize": rng.uniform(0.1, 2.0, n),
-        "last": last,
-        "volume": rng.uniform(0.0, 5.0, n),
-    }
-
-
 def _host(column_cache_mb: int) -> EngineHost:
     return EngineHost(
         HostConfig(jar=locate_engine_jar(), heap_mb=256, column_cache_mb=column_cache_mb)
@@ -184,8 +151,8 @@ def _column_cache(host: EngineHost) -> dict[str, int]:
 @pytest.mark.parametrize(
     ("text", "kind", "data"),
     [
-        (KLINE_FIELDS, DataType.KLINE, _bars(ROWS, 11)),
-        (TICKER_FIELDS, DataType.TICKER, _ticks(ROWS)),
+        (KLINE_FIELDS, DataType.KLINE, bars(ROWS, gaps=True)),
+        (TICKER_FIELDS, DataType.TICKER, ticks_with_gaps(ROWS)),
     ],
     ids=["kline", "ticker"],
 )
@@ -212,24 +179,24 @@ def test_batches_read_a_heap_copy_kept_between_requests_and_see_the_same_data(
 
 def test_the_fields_a_kline_run_reads_from_the_copy_are_the_files_values(tmp_path: Path) -> None:
     """Checked against the columns themselves: a swapped or shifted column would show here."""
-    bars = _bars(ROWS, 11)
-    files = write_columns(tmp_path, DataType.KLINE, bars)
+    data = bars(ROWS, gaps=True)
+    files = write_columns(tmp_path, DataType.KLINE, data)
     with _host(64) as cached:
         runs = _batch(cached, KLINE_FIELDS, DataType.KLINE, files)
         assert _column_cache(cached)["copies"] == 1
-    row_of = {int(t): i for i, t in enumerate(bars["closeTs"])}
+    row_of = {int(t): i for i, t in enumerate(data["closeTs"])}
     checked = 0
     for run in runs:
         for ts, side, info in zip(run.signal_ts.tolist(), run.signal_side, run.info, strict=True):
             if side != 0:
                 continue
             i = row_of[ts]  # a kline's window closes after its bar: the values are that bar's
-            assert info["price"] == bars["close"][i]
+            assert info["price"] == data["close"][i]
             assert (info["o"], info["h"], info["l"], info["v"]) == (
-                bars["open"][i],
-                bars["high"][i],
-                bars["low"][i],
-                bars["volume"][i],
+                data["open"][i],
+                data["high"][i],
+                data["low"][i],
+                data["volume"][i],
             )
             checked += 1
     assert checked > 3 * 20
@@ -238,7 +205,7 @@ def test_the_fields_a_kline_run_reads_from_the_copy_are_the_files_values(tmp_pat
 def test_data_over_the_budget_and_single_runs_on_a_cold_cache_read_the_files(
     mapped: EngineHost, tmp_path: Path
 ) -> None:
-    files = write_columns(tmp_path, DataType.KLINE, _bars(ROWS, 11))
+    files = write_columns(tmp_path, DataType.KLINE, bars(ROWS, gaps=True))
     expected = [_signature(r) for r in _batch(mapped, KLINE_FIELDS, DataType.KLINE, files)]
     with _host(1) as small:
         assert [_signature(r) for r in _batch(small, KLINE_FIELDS, DataType.KLINE, files)] == (
@@ -251,10 +218,10 @@ def test_data_over_the_budget_and_single_runs_on_a_cold_cache_read_the_files(
 
 
 def test_columns_rewritten_in_place_are_copied_again(mapped: EngineHost, tmp_path: Path) -> None:
-    files = write_columns(tmp_path, DataType.KLINE, _bars(ROWS, 11))
+    files = write_columns(tmp_path, DataType.KLINE, bars(ROWS, gaps=True))
     with _host(64) as cached:
         before = [_signature(r) for r in _batch(cached, KLINE_FIELDS, DataType.KLINE, files)]
-        rewritten = write_columns(tmp_path, DataType.KLINE, _bars(ROWS, 12))
+        rewritten = write_columns(tmp_path, DataType.KLINE, bars(ROWS, seed=12, gaps=True))
         assert rewritten == files  # the same paths, new contents
         after = [_signature(r) for r in _batch(cached, KLINE_FIELDS, DataType.KLINE, files)]
         assert _column_cache(cached)["copies"] == 2

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.support.market_columns import bars, ticks_with_gaps
 from tests.support.strategies import ENGINE_IMPORTS, source
 
 from backtestd.domain.marketdata import DataType, Instrument
@@ -183,40 +184,6 @@ HANDED_OUT = FIELDS.replace("class Fields", "class HandedOut").replace(
 VECTORS: list[dict[str, int]] = [{"a": a, "b": b} for a in (3, 5) for b in (8, 21)]
 
 
-def _bars(n: int) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(11)
-    close = 100.0 * np.exp(np.cumsum(rng.normal(0.0, 0.001, n)))
-    opens = np.concatenate([[close[0]], close[:-1]])
-    ts = 1_700_000_000_000 + np.arange(n, dtype=np.int64) * 1000
-    return {
-        "ts": ts,
-        "closeTs": ts + 999,
-        "open": opens,
-        "high": np.maximum(opens, close) * (1 + rng.uniform(0, 1e-3, n)),
-        "low": np.minimum(opens, close) * (1 - rng.uniform(0, 1e-3, n)),
-        "close": close,
-        "volume": rng.uniform(0.0, 3.0, n),
-    }
-
-
-def _ticks_with_gaps(n: int) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(5)
-    last = 100.0 * np.exp(np.cumsum(rng.normal(0.0, 0.001, n)))
-    bid = last - 0.01
-    last[rng.random(n) < 0.1] = np.nan
-    last[:7] = np.nan  # before the first price, a held node has nothing to hold
-    bid[rng.random(n) < 0.05] = np.nan
-    return {
-        "ts": 1_700_000_000_000 + np.arange(n, dtype=np.int64) * 1000,
-        "bid": bid,
-        "bidSize": rng.uniform(0.1, 2.0, n),
-        "ask": last + 0.01,
-        "askSize": rng.uniform(0.1, 2.0, n),
-        "last": last,
-        "volume": rng.uniform(0.0, 5.0, n),
-    }
-
-
 @pytest.fixture(scope="module")
 def stepping() -> Iterator[EngineHost]:
     """A host that steps every indicator (no series computed ahead)."""
@@ -232,12 +199,12 @@ def replaying() -> Iterator[EngineHost]:
 
 @pytest.fixture(scope="module")
 def kline_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    return write_columns(tmp_path_factory.mktemp("bars"), DataType.KLINE, _bars(6_000))
+    return write_columns(tmp_path_factory.mktemp("bars"), DataType.KLINE, bars(6_000))
 
 
 @pytest.fixture(scope="module")
 def tick_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    return write_columns(tmp_path_factory.mktemp("ticks"), DataType.TICKER, _ticks_with_gaps(6_000))
+    return write_columns(tmp_path_factory.mktemp("ticks"), DataType.TICKER, ticks_with_gaps(6_000))
 
 
 def _compiled(host: EngineHost, text: str) -> CompileResult:
@@ -316,7 +283,7 @@ def test_touched_indicators_are_brought_up_to_date_before_code_reads_them(
     (result,) = _runs(replaying, TOUCHING, DataType.KLINE, kline_files, [{"a": 5, "b": 20}])
     first = result.info[result.signal_side.tolist().index(0)]
     assert first["ready"] is True
-    close = _bars(6_000)["close"]
+    close = bars(6_000)["close"]
     # window n fires after bar n (each 1 s bar closes its own window), over bars 0..n-1
     assert first["v"] == pytest.approx(float(np.mean(close[300 - 20 : 300])), rel=1e-12)
 
@@ -378,7 +345,7 @@ def test_series_too_long_for_the_cache_are_stepped_and_a_run_takes_at_most_its_b
     computed ahead at all; either way the signals are the stepping host's."""
     with EngineHost(HostConfig(jar=locate_engine_jar(), heap_mb=256, series_cache_mb=1)) as small:
         for rows, taken in ((60_000, 1), (70_000, 0)):
-            files = write_columns(tmp_path / str(rows), DataType.KLINE, _bars(rows))
+            files = write_columns(tmp_path / str(rows), DataType.KLINE, bars(rows))
             stepped = _runs(stepping, FIELDS, DataType.KLINE, files, VECTORS[:2])
             replayed = _runs(small, FIELDS, DataType.KLINE, files, VECTORS[:2])
             _assert_same(stepped, replayed)
