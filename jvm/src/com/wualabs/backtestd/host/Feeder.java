@@ -14,7 +14,10 @@ import java.nio.LongBuffer;
  * a counted loop is a plain load where a buffer read also checks the index, the memory scope and
  * the address (about 10 % of a sweep vector's engine time). Without a copy (data above the
  * cache's budget, or funding) they read the mapped buffers row by row. (Copying a chunk at a time
- * into heap arrays for every run cost more than it saved: about 5 ns a bar.)
+ * into heap arrays for every run cost more than it saved: about 5 ns a bar.) Klines from the heap
+ * copy go to the strategy run a column set at a time ({@code StrategyRun.onKlines}), so that on
+ * the fast path only the columns its indicators read are read (the close alone for a sweep's
+ * SMA crossover).
  */
 final class Feeder {
     private Feeder() {}
@@ -96,14 +99,7 @@ final class Feeder {
     private static void klines(StrategyRun run, long[] ts, long[] closeTs, double[] open,
             double[] high, double[] low, double[] close, double[] volume, int start, int end,
             long[] progress) {
-        int i = start;
-        try {
-            for (; i < end; i++) {
-                run.onKline(ts[i], closeTs[i], open[i], high[i], low[i], close[i], volume[i]);
-            }
-        } finally {
-            progress[0] = i - start;
-        }
+        run.onKlines(ts, closeTs, open, high, low, close, volume, start, end, progress);
     }
 
     private static void funding(StrategyRun run, ColumnSet c, int start, int end,

@@ -98,6 +98,28 @@ public final class StrategyRun {
         }
     }
 
+    /**
+     * Rows {@code start .. end-1} of kline columns, as {@link #onKline} row by row (open time, close time,
+     * open, high, low, close, volume); {@code progress[0]} ends up holding the number of rows delivered, also
+     * when the strategy throws. On the fast path the columns a strategy's indicators do not read are not read.
+     */
+    public void onKlines(long[] openTs, long[] closeTs, double[] open, double[] high, double[] low,
+                         double[] close, double[] volume, int start, int end, long[] progress) {
+        if (fastKline && start < end && (admission > 0 || admit())) {
+            StrategyInternals.fastKlines(kline, instrument, openTs, closeTs, open, high, low, close, volume, start,
+                    end, progress);
+            return;
+        }
+        int i = start;
+        try {
+            for (; i < end; i++) {
+                onKline(openTs[i], closeTs[i], open[i], high[i], low[i], close[i], volume[i]);
+            }
+        } finally {
+            progress[0] = i - start;
+        }
+    }
+
     /** One funding-rate update at {@code ts}; {@code markPrice} may be NaN. */
     public void onFunding(long ts, double rate, double markPrice) {
         if (admission <= 0 && !admit()) {

@@ -36,6 +36,30 @@ public abstract class AbstractKlineStrategy extends AbstractSubscriptionStrategy
     }
 
     /** Engine-internal: {@link #update} without building a Kline (used when update is not overridden). */
+    /**
+     * Rows {@code start .. end-1} of kline columns, each as {@link #fastUpdate}: the first builds the group,
+     * the rest go to it directly ({@link GroupDriver}, which reads only the columns its nodes use).
+     * {@code progress[0]} ends up holding the number of rows delivered, also when a listener throws.
+     */
+    final void fastKlines(Instrument instrument, long[] openTs, long[] closeTs, double[] open, double[] high,
+                          double[] low, double[] close, double[] volume, int start, int end, long[] progress) {
+        int i = start;
+        try {
+            if (i < end) {
+                fastUpdate(instrument, openTs[i], closeTs[i], open[i], high[i], low[i], close[i], volume[i]);
+                i++;
+            }
+            InstrumentGroupRTIndicator g = groupOf(instrument); // built by the first row; never replaced
+            for (; i < end; i++) {
+                long closeAt = closeTs[i];
+                beginEvent(instrument, closeAt);
+                GroupDriver.kline(g, openTs[i], closeAt, open, high, low, close, volume, i);
+            }
+        } finally {
+            progress[0] = i - start;
+        }
+    }
+
     final void fastUpdate(Instrument instrument, long openTs, long closeTs, double open, double high, double low,
                           double close, double volume) {
         beginEvent(instrument, closeTs);

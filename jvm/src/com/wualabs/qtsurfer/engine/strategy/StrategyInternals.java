@@ -78,6 +78,12 @@ public final class StrategyInternals {
         s.fastUpdate(instrument, openTs, closeTs, open, high, low, close, volume);
     }
 
+    public static void fastKlines(AbstractKlineStrategy s, Instrument instrument, long[] openTs, long[] closeTs,
+                                  double[] open, double[] high, double[] low, double[] close, double[] volume,
+                                  int start, int end, long[] progress) {
+        s.fastKlines(instrument, openTs, closeTs, open, high, low, close, volume, start, end, progress);
+    }
+
     public static void fastFunding(AbstractFundingRateStrategy s, Instrument instrument, long ts, double rate,
                                    double markPrice) {
         s.fastUpdate(instrument, ts, rate, markPrice);

@@ -9,13 +9,19 @@ import com.wualabs.qtsurfer.engine.indicators.statistics.StandardDeviationRTIndi
 import com.wualabs.qtsurfer.engine.indicators.volatility.pro.AtrRTIndicator;
 import com.wualabs.qtsurfer.engine.runtime.StrategyHarness;
 import com.wualabs.qtsurfer.engine.runtime.StrategyRun;
+import com.wualabs.qtsurfer.engine.core.state.StateStore;
+import com.wualabs.qtsurfer.engine.indicators.helpers.WindowTimeRTIndicator.WindowTime;
+import com.wualabs.qtsurfer.engine.strategy.AbstractKlineStrategy;
 import com.wualabs.qtsurfer.engine.strategy.AbstractTickerStrategy;
+import com.wualabs.qtsurfer.engine.strategy.AbstractWindowListener;
 import com.wualabs.qtsurfer.engine.strategy.DisplayHint;
 import com.wualabs.qtsurfer.engine.strategy.GainRTIndicator;
 import com.wualabs.qtsurfer.engine.strategy.TickerValueSource;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 
 /** The indicator builder: published names, each builder call's semantics, reading, errors. */
 final class GroupChecks {
@@ -48,6 +54,89 @@ final class GroupChecks {
         transforms();
         errors();
         lookups();
+        klineColumns();
+    }
+
+    /**
+     * Klines fed from columns read a row's open, high, low and volume only once a node reads them; a node
+     * registered by a listener starts with the right values, whether its window fired before the event was
+     * stepped (so it is stepped with it) or after. Fed row by row, every field is always read: both must agree.
+     */
+    static void klineColumns() {
+        int n = 400;
+        SplittableRandom rnd = new SplittableRandom(5);
+        long[] open = new long[n];
+        long[] close = new long[n];
+        double[][] v = new double[5][n];
+        long t = 0;
+        long[] widths = {300, 500, 1000, 2500};
+        for (int i = 0; i < n; i++) {
+            open[i] = t;
+            close[i] = t + widths[rnd.nextInt(widths.length)] - 1;
+            t = close[i] + 1 + (rnd.nextBoolean() ? 0 : 1000L * rnd.nextInt(3));
+            double c = 100 + rnd.nextDouble(10);
+            v[0][i] = c - rnd.nextDouble(2); // open
+            v[1][i] = c + rnd.nextDouble(3); // high
+            v[2][i] = c - rnd.nextDouble(3); // low
+            v[3][i] = c;
+            v[4][i] = rnd.nextDouble(50); // volume
+        }
+        for (int lateFire : new int[] {1, 2, 3, 7}) {
+            LateDetail.lateFire = lateFire;
+            StrategyRun byRow = start(LateDetail.class);
+            for (int i = 0; i < n; i++) {
+                byRow.onKline(open[i], close[i], v[0][i], v[1][i], v[2][i], v[3][i], v[4][i]);
+            }
+            StrategyRun byColumns = start(LateDetail.class);
+            long[] progress = new long[1];
+            byColumns.onKlines(open, close, v[0], v[1], v[2], v[3], v[4], 0, n, progress);
+            Check.equal((long) n, progress[0], "rows delivered from columns");
+            Check.isTrue(byRow.signalCount() > 20, "the late indicators were read (fire " + lateFire + ")");
+            Check.isTrue(Arrays.equals(byRow.signalTs(), byColumns.signalTs())
+                    && Arrays.equals(byRow.signalPrice(), byColumns.signalPrice()),
+                    "klines from columns = row by row, indicators registered at fire " + lateFire);
+        }
+    }
+
+    private static StrategyRun start(Class<?> cls) {
+        try {
+            return StrategyHarness.start(cls, Map.of(), BTC);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Reads only the close until its window's {@code lateFire}-th close, then registers an open field and a
+     * bar indicator and emits both on every later close (as a buy's and a sell's price).
+     */
+    public static final class LateDetail extends AbstractKlineStrategy {
+        static int lateFire;
+
+        @Override
+        protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
+            indicators.addPrice().window("price", WindowTime.s1, new Late(this, indicators));
+        }
+
+        final class Late extends AbstractWindowListener {
+            private int fires;
+
+            Late(AbstractKlineStrategy strategy, InstrumentGroupRTIndicator indicators) {
+                super(strategy, indicators);
+            }
+
+            @Override
+            public void onChange(StateStore store, double prev, double actual) {
+                fires++;
+                if (fires == lateFire) {
+                    indicators.add("o", TickerValueSource.Open);
+                    indicators.add("atr", new AtrRTIndicator(2));
+                } else if (fires > lateFire) {
+                    emitBuy(indicators.getValue("o"));
+                    emitSell(indicators.getValue("atr"));
+                }
+            }
+        }
     }
 
     /** Names are found by reference first (a few remembered); a re-registration must show. */

@@ -125,6 +125,47 @@ public final class EventFrame {
         this.barVolume = volume;
     }
 
+    /** True for the codes a kline fills from its own columns besides the close (see {@link #klineClose}). */
+    static boolean klineDetail(int code) {
+        return code == OPEN || code == HIGH || code == LOW || code == VOLUME;
+    }
+
+    /**
+     * The close of a kline, as {@link #kline} sets it; its open, high, low, volume and bar keep older values
+     * until {@link #klineDetail} fills them, which the driver does whenever a node of the group reads them
+     * ({@code InstrumentGroupRTIndicator.klineDetail}). Together the two set what {@link #kline} sets.
+     */
+    void klineClose(double close) {
+        index++;
+        if (!klineFields) {
+            double nan = Double.NaN;
+            this.bid = nan;
+            this.bidSize = nan;
+            this.ask = nan;
+            this.askSize = nan;
+            this.vwap = nan;
+            this.quoteVolume = nan;
+            this.percentChange = nan;
+            this.rate = nan;
+            klineFields = true;
+        }
+        this.close = close;
+        this.primary = close;
+    }
+
+    /** The rest of the kline {@link #klineClose} began, as {@link #kline} sets it. */
+    void klineDetail(double open, double high, double low, double close, double volume) {
+        this.open = open;
+        this.high = high;
+        this.low = low;
+        this.volume = volume;
+        this.barOpen = open;
+        this.barHigh = high;
+        this.barLow = low;
+        this.barClose = close;
+        this.barVolume = volume;
+    }
+
     void kline(double open, double high, double low, double close, double volume) {
         index++;
         if (!klineFields) {

@@ -54,6 +54,12 @@ public final class InstrumentGroupRTIndicator {
     private Node[] nodes = new Node[8];
     private int nodeCount;
     final WindowSet windows = new WindowSet(this);
+    /**
+     * True once a node reads a kline field besides the close (open, high, low, volume, the bar): until
+     * then a kline fed from columns ({@link GroupDriver#kline(InstrumentGroupRTIndicator, long, long, double[],
+     * double[], double[], double[], double[], int)}) reads only its close column. Never reset: nodes stay.
+     */
+    boolean klineDetail;
     private final LinkedHashMap<String, Node> byName = new LinkedHashMap<>();
     /** How many names {@link #require} remembers by reference (a power of two). */
     private static final int RECENT = 4;
@@ -591,6 +597,9 @@ public final class InstrumentGroupRTIndicator {
             nodes = Arrays.copyOf(nodes, nodeCount * 2);
         }
         nodes[nodeCount++] = n;
+        if (n.readsKlineDetail()) {
+            klineDetail = true;
+        }
         return n;
     }
 

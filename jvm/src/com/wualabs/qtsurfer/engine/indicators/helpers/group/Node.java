@@ -122,6 +122,11 @@ final class Node {
         return GENERIC;
     }
 
+    /** True when stepping this node reads a kline field besides the close ({@link EventFrame#klineDetail}). */
+    boolean readsKlineDetail() {
+        return kind == BAR || (kind == FIELD && EventFrame.klineDetail(field));
+    }
+
     /** Advances this node with the event in {@code f}. */
     void step(EventFrame f) {
         switch (mode) {
