@@ -14,10 +14,10 @@ import java.nio.LongBuffer;
  * a counted loop is a plain load where a buffer read also checks the index, the memory scope and
  * the address (about 10 % of a sweep vector's engine time). Without a copy (data above the
  * cache's budget, or funding) they read the mapped buffers row by row. (Copying a chunk at a time
- * into heap arrays for every run cost more than it saved: about 5 ns a bar.) Klines from the heap
- * copy go to the strategy run a column set at a time ({@code StrategyRun.onKlines}), so that on
- * the fast path only the columns its indicators read are read (the close alone for a sweep's
- * SMA crossover).
+ * into heap arrays for every run cost more than it saved: about 5 ns a bar.) Klines and tickers
+ * from the heap copy go to the strategy run a column set at a time ({@code StrategyRun.onKlines},
+ * {@code onTickers}), so that on the fast path only the columns its indicators read are read (the
+ * close alone for a sweep's SMA crossover).
  */
 final class Feeder {
     private Feeder() {}
@@ -60,14 +60,7 @@ final class Feeder {
     private static void tickers(StrategyRun run, long[] ts, double[] bid, double[] bidSize,
             double[] ask, double[] askSize, double[] last, double[] volume, int start, int end,
             long[] progress) {
-        int i = start;
-        try {
-            for (; i < end; i++) {
-                run.onTicker(ts[i], bid[i], bidSize[i], ask[i], askSize[i], last[i], volume[i]);
-            }
-        } finally {
-            progress[0] = i - start;
-        }
+        run.onTickers(ts, bid, bidSize, ask, askSize, last, volume, start, end, progress);
     }
 
     private static void klines(StrategyRun run, ColumnSet c, int start, int end,

@@ -99,6 +99,28 @@ public final class StrategyRun {
     }
 
     /**
+     * Rows {@code start .. end-1} of ticker columns, as {@link #onTicker} row by row (time, bid, bid size, ask,
+     * ask size, last, volume); {@code progress[0]} ends up holding the number of rows delivered, also when the
+     * strategy throws. On the fast path the columns a strategy's indicators do not read are not read.
+     */
+    public void onTickers(long[] ts, double[] bid, double[] bidSize, double[] ask, double[] askSize,
+                          double[] last, double[] volume, int start, int end, long[] progress) {
+        if (fastTicker && start < end && (admission > 0 || admit())) {
+            StrategyInternals.fastTickers(ticker, instrument, ts, bid, bidSize, ask, askSize, last, volume, start,
+                    end, progress);
+            return;
+        }
+        int i = start;
+        try {
+            for (; i < end; i++) {
+                onTicker(ts[i], bid[i], bidSize[i], ask[i], askSize[i], last[i], volume[i]);
+            }
+        } finally {
+            progress[0] = i - start;
+        }
+    }
+
+    /**
      * Rows {@code start .. end-1} of kline columns, as {@link #onKline} row by row (open time, close time,
      * open, high, low, close, volume); {@code progress[0]} ends up holding the number of rows delivered, also
      * when the strategy throws. On the fast path the columns a strategy's indicators do not read are not read.

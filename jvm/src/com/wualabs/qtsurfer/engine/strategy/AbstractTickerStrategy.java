@@ -27,6 +27,30 @@ public abstract class AbstractTickerStrategy extends AbstractSubscriptionStrateg
         return g;
     }
 
+    /**
+     * Rows {@code start .. end-1} of ticker columns, each as {@link #fastUpdate}: the first builds the group,
+     * the rest go to it directly ({@link GroupDriver}, which reads only the columns its nodes use).
+     * {@code progress[0]} ends up holding the number of rows delivered, also when a listener throws.
+     */
+    final void fastTickers(Instrument instrument, long[] ts, double[] bid, double[] bidSize, double[] ask,
+                           double[] askSize, double[] last, double[] volume, int start, int end, long[] progress) {
+        int i = start;
+        try {
+            if (i < end) {
+                fastUpdate(instrument, ts[i], bid[i], bidSize[i], ask[i], askSize[i], last[i], volume[i]);
+                i++;
+            }
+            InstrumentGroupRTIndicator g = groupOf(instrument); // built by the first row; never replaced
+            for (; i < end; i++) {
+                long t = ts[i];
+                beginEvent(instrument, t);
+                GroupDriver.ticker(g, t, bid, bidSize, ask, askSize, last, volume, i);
+            }
+        } finally {
+            progress[0] = i - start;
+        }
+    }
+
     /** Engine-internal: {@link #update} without building a Ticker (used when update is not overridden). */
     final void fastUpdate(Instrument instrument, long ts, double bid, double bidSize, double ask, double askSize,
                           double last, double volume) {

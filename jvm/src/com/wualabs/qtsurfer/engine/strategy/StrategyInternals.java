@@ -78,6 +78,12 @@ public final class StrategyInternals {
         s.fastUpdate(instrument, openTs, closeTs, open, high, low, close, volume);
     }
 
+    public static void fastTickers(AbstractTickerStrategy s, Instrument instrument, long[] ts, double[] bid,
+                                   double[] bidSize, double[] ask, double[] askSize, double[] last, double[] volume,
+                                   int start, int end, long[] progress) {
+        s.fastTickers(instrument, ts, bid, bidSize, ask, askSize, last, volume, start, end, progress);
+    }
+
     public static void fastKlines(AbstractKlineStrategy s, Instrument instrument, long[] openTs, long[] closeTs,
                                   double[] open, double[] high, double[] low, double[] close, double[] volume,
                                   int start, int end, long[] progress) {

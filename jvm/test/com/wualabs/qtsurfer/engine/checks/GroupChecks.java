@@ -55,6 +55,72 @@ final class GroupChecks {
         errors();
         lookups();
         klineColumns();
+        tickerColumns();
+    }
+
+    /** As {@link #klineColumns}, for tickers (whose windows fire before the event, so the late nodes step with it). */
+    static void tickerColumns() {
+        int n = 600;
+        SplittableRandom rnd = new SplittableRandom(9);
+        long[] ts = new long[n];
+        double[][] v = new double[6][n]; // bid, bidSize, ask, askSize, last, volume
+        long t = 0;
+        for (int i = 0; i < n; i++) {
+            t += 1 + rnd.nextInt(900);
+            ts[i] = t;
+            double last = 100 + rnd.nextDouble(10);
+            v[0][i] = last - rnd.nextDouble(1);
+            v[1][i] = rnd.nextDouble(5);
+            v[2][i] = last + rnd.nextDouble(1);
+            v[3][i] = rnd.nextDouble(5);
+            v[4][i] = last;
+            v[5][i] = rnd.nextDouble(50);
+        }
+        for (int lateFire : new int[] {1, 2, 5}) {
+            LateTickerDetail.lateFire = lateFire;
+            StrategyRun byRow = start(LateTickerDetail.class);
+            for (int i = 0; i < n; i++) {
+                byRow.onTicker(ts[i], v[0][i], v[1][i], v[2][i], v[3][i], v[4][i], v[5][i]);
+            }
+            StrategyRun byColumns = start(LateTickerDetail.class);
+            long[] progress = new long[1];
+            byColumns.onTickers(ts, v[0], v[1], v[2], v[3], v[4], v[5], 0, n, progress);
+            Check.equal((long) n, progress[0], "ticker rows delivered from columns");
+            Check.isTrue(byRow.signalCount() > 20, "the late ticker indicators were read (fire " + lateFire + ")");
+            Check.isTrue(Arrays.equals(byRow.signalTs(), byColumns.signalTs())
+                    && Arrays.equals(byRow.signalPrice(), byColumns.signalPrice()),
+                    "tickers from columns = row by row, indicators registered at fire " + lateFire);
+        }
+    }
+
+    /** {@link LateDetail} on tickers: a bid field and a bar indicator registered at a window's close. */
+    public static final class LateTickerDetail extends AbstractTickerStrategy {
+        static int lateFire;
+
+        @Override
+        protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
+            indicators.addPrice().window("price", WindowTime.s1, new Late(this, indicators));
+        }
+
+        final class Late extends AbstractWindowListener {
+            private int fires;
+
+            Late(AbstractTickerStrategy strategy, InstrumentGroupRTIndicator indicators) {
+                super(strategy, indicators);
+            }
+
+            @Override
+            public void onChange(StateStore store, double prev, double actual) {
+                fires++;
+                if (fires == lateFire) {
+                    indicators.add("b", TickerValueSource.Bid);
+                    indicators.add("atr", new AtrRTIndicator(2));
+                } else if (fires > lateFire) {
+                    emitBuy(indicators.getValue("b"));
+                    emitSell(indicators.getValue("atr"));
+                }
+            }
+        }
     }
 
     /**

@@ -50,6 +50,8 @@ public final class EventFrame {
     int index = -1;
     /** True while the fields a kline leaves NaN are NaN (so consecutive klines skip those stores). */
     private boolean klineFields;
+    /** True while the fields a ticker from columns leaves NaN are NaN ({@link #tickerLast}). */
+    private boolean tickerFields;
 
     double get(int code) {
         if (code == PRIMARY) {
@@ -117,7 +119,52 @@ public final class EventFrame {
         this.percentChange = percentChange;
         this.rate = Double.NaN;
         this.klineFields = false;
+        this.tickerFields = false;
         this.primary = last;
+        this.barOpen = last;
+        this.barHigh = last;
+        this.barLow = last;
+        this.barClose = last;
+        this.barVolume = volume;
+    }
+
+    /** True for the codes a ticker fills from its own columns besides the last price (see {@link #tickerLast}). */
+    static boolean tickerDetail(int code) {
+        return code == BID || code == BID_SIZE || code == ASK || code == ASK_SIZE || code == VOLUME
+                || code == AUTO_ASK_CLOSE;
+    }
+
+    /**
+     * The last price of a ticker that carries no open, high, low, vwap, quote volume or percent change (a
+     * feed's ticker, as {@code StrategyRun.onTicker} passes it), as {@link #ticker} sets it; its bid, ask,
+     * sizes, volume and bar keep older values until {@link #tickerDetail} fills them, which the driver does
+     * whenever a node of the group reads them ({@code InstrumentGroupRTIndicator.tickerDetail}).
+     */
+    void tickerLast(double last) {
+        index++;
+        if (!tickerFields) {
+            double nan = Double.NaN;
+            this.open = nan;
+            this.high = nan;
+            this.low = nan;
+            this.vwap = nan;
+            this.quoteVolume = nan;
+            this.percentChange = nan;
+            this.rate = nan;
+            this.klineFields = false;
+            tickerFields = true;
+        }
+        this.close = last;
+        this.primary = last;
+    }
+
+    /** The rest of the ticker {@link #tickerLast} began, as {@link #ticker} sets it. */
+    void tickerDetail(double bid, double bidSize, double ask, double askSize, double last, double volume) {
+        this.bid = bid;
+        this.bidSize = bidSize;
+        this.ask = ask;
+        this.askSize = askSize;
+        this.volume = volume;
         this.barOpen = last;
         this.barHigh = last;
         this.barLow = last;
@@ -137,6 +184,7 @@ public final class EventFrame {
      */
     void klineClose(double close) {
         index++;
+        tickerFields = false;
         if (!klineFields) {
             double nan = Double.NaN;
             this.bid = nan;
@@ -155,6 +203,7 @@ public final class EventFrame {
 
     /** The rest of the kline {@link #klineClose} began, as {@link #kline} sets it. */
     void klineDetail(double open, double high, double low, double close, double volume) {
+        tickerFields = false;
         this.open = open;
         this.high = high;
         this.low = low;
@@ -168,6 +217,7 @@ public final class EventFrame {
 
     void kline(double open, double high, double low, double close, double volume) {
         index++;
+        tickerFields = false;
         if (!klineFields) {
             // The fields a kline does not carry: NaN until a ticker or funding event sets them.
             double nan = Double.NaN;
@@ -196,6 +246,7 @@ public final class EventFrame {
 
     void funding(double rate, double markPrice) {
         index++;
+        tickerFields = false;
         double nan = Double.NaN;
         this.bid = nan;
         this.bidSize = nan;

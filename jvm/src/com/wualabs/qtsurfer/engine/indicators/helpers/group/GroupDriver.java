@@ -17,6 +17,24 @@ public final class GroupDriver {
         g.stepAll();
     }
 
+    /**
+     * Row {@code i} of ticker columns (a feed's ticker: no open, high, low, vwap, quote volume or percent
+     * change), as {@link #ticker} with that row's values and those fields NaN, reading the bid, ask, size and
+     * volume columns only when a node of the group reads them (as {@link #kline(InstrumentGroupRTIndicator,
+     * long, long, double[], double[], double[], double[], double[], int)} does for klines).
+     */
+    public static void ticker(InstrumentGroupRTIndicator g, long ts, double[] bid, double[] bidSize, double[] ask,
+                              double[] askSize, double[] last, double[] volume, int i) {
+        EventFrame f = g.frame;
+        double price = last[i];
+        f.tickerLast(price);
+        g.windows.beforeEvent(ts); // reads node values, not the frame
+        if (g.tickerDetail) { // asked for by a node, perhaps one a listener has just registered
+            f.tickerDetail(bid[i], bidSize[i], ask[i], askSize[i], price, volume[i]);
+        }
+        g.stepAll();
+    }
+
     /** A bar is assigned to windows by its open time and closes them by its close time. */
     public static void kline(InstrumentGroupRTIndicator g, long openTs, long closeTs, double open, double high,
                              double low, double close, double volume) {

@@ -60,6 +60,8 @@ public final class InstrumentGroupRTIndicator {
      * double[], double[], double[], double[], int)}) reads only its close column. Never reset: nodes stay.
      */
     boolean klineDetail;
+    /** As {@link #klineDetail}, for tickers: a node reads the bid, the ask, their sizes, the volume or the bar. */
+    boolean tickerDetail;
     private final LinkedHashMap<String, Node> byName = new LinkedHashMap<>();
     /** How many names {@link #require} remembers by reference (a power of two). */
     private static final int RECENT = 4;
@@ -599,6 +601,9 @@ public final class InstrumentGroupRTIndicator {
         nodes[nodeCount++] = n;
         if (n.readsKlineDetail()) {
             klineDetail = true;
+        }
+        if (n.readsTickerDetail()) {
+            tickerDetail = true;
         }
         return n;
     }

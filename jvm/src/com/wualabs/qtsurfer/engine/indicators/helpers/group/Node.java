@@ -127,6 +127,11 @@ final class Node {
         return kind == BAR || (kind == FIELD && EventFrame.klineDetail(field));
     }
 
+    /** True when stepping this node reads a ticker field besides the last price ({@link EventFrame#tickerDetail}). */
+    boolean readsTickerDetail() {
+        return kind == BAR || (kind == FIELD && EventFrame.tickerDetail(field));
+    }
+
     /** Advances this node with the event in {@code f}. */
     void step(EventFrame f) {
         switch (mode) {
