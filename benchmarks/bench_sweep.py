@@ -144,9 +144,11 @@ def run_sweep(
 
 
 def recorded(result: dict[str, Any]) -> str:
-    """The sweep's own end (``state.endTime``, when its last row set was stored) after submission."""
+    """The sweep's own end (``state.endTime``: its last row set stored) after submission."""
     seconds = result.get("_recorded_s")
-    return "" if seconds is None else f" (the service recorded its end {seconds:.2f} s after submission)"
+    if seconds is None:
+        return ""
+    return f" (the service recorded its end {seconds:.2f} s after submission)"
 
 
 SHARDS = 0
