@@ -25,6 +25,11 @@ Data: the ``sim`` exchange's BTC/USDT 1 s klines of ``--sim-days`` days (default
 bars, a bar for each second with a trade, about 5 s to generate), or with ``--sim-days 0`` a
 seeded random walk of ``--rows`` one-second bars.
 
+``--contender`` runs a third host (this checkout's jar) on the same vectors the whole time, as
+the other shard's host runs in a 2-shard sweep on two cores: the two sides then compete with it
+for the cache and the memory bus, as in place (a change in the bytes a vector reads may show
+only then: docs/benchmarks.md, "Only the columns a strategy reads").
+
 Run: ``.venv/bin/python benchmarks/bench_engine_batch.py [--rounds 3] [--before-ref main]``.
 A script, not a test: timings depend on the machine and its load.
 """
@@ -37,6 +42,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -190,6 +196,37 @@ def one_round(side: Side, request: RunRequest, vectors: list[dict[str, int]]) ->
     side.signals.append(results)
 
 
+class Contender:
+    """The other shard of a 2-shard sweep: batches of the same vectors on a third host (this
+    checkout's jar), on a thread of its own, from :meth:`start` until :meth:`close`."""
+
+    def __init__(self, jar: Path) -> None:
+        self.pool = EnginePool(1, HostConfig(jar=jar, max_requests=1_000_000))
+        self.stop = threading.Event()
+        self.ran = 0
+        self.thread: threading.Thread | None = None
+
+    def start(self, request: RunRequest, vectors: list[dict[str, int]]) -> None:
+        self.pool.start()
+        self.thread = threading.Thread(target=self._run, args=(request, vectors), daemon=True)
+        self.thread.start()
+        time.sleep(5.0)  # past its first, cold batches
+
+    def _run(self, request: RunRequest, vectors: list[dict[str, int]]) -> None:
+        while not self.stop.is_set():
+            for at in range(0, len(vectors), BATCH):
+                if self.stop.is_set():
+                    return
+                self.ran += len(self.pool.run_many(request, vectors[at : at + BATCH]))
+
+    def close(self) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join(timeout=30)  # its batch in flight ends first
+        self.pool.close()
+        print(f"contender: a third host ran {self.ran} vectors beside the rounds")
+
+
 def same_signals(a: list[RunResult], b: list[RunResult]) -> str | None:
     """None when every vector's signals are bit-identical, else what differs first."""
     if len(a) != len(b):
@@ -255,6 +292,12 @@ def main() -> None:
     ap.add_argument(
         "--no-warm-up", action="store_true", help="start the after host without its warm-up"
     )
+    ap.add_argument(
+        "--contender",
+        action="store_true",
+        help="run a third host (this jar) on the same vectors beside every round, as the other "
+        "shard of a sweep",
+    )
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bench-engine-batch-") as tmp:
@@ -284,6 +327,7 @@ def main() -> None:
             print(f"  {' '.join(before_cfg.argv(before_jar)[:-3])}")
             sides.append(Side("before", EnginePool(1, before_cfg)))
         sides.append(Side("after", EnginePool(1, after_cfg)))
+        rival = Contender(after_jar) if args.contender else None
         try:
             compiled = sides[-1].pool.compile(STRATEGY.read_text(encoding="utf-8"))
             if not compiled.ok or compiled.main_class is None:
@@ -305,6 +349,8 @@ def main() -> None:
                 pid = side.pool.hosts[0].pid
                 assert pid is not None
                 side.startup_cpu_s = process_cpu_s(pid)
+            if rival is not None:
+                rival.start(request, vectors)
             for r in range(args.rounds):
                 order = sides if r % 2 == 0 else sides[::-1]
                 for side in order:
@@ -312,6 +358,8 @@ def main() -> None:
                 load = os.getloadavg()[0]
                 print(f"round {r + 1} done (load average {load:.1f})", flush=True)
         finally:
+            if rival is not None:
+                rival.close()
             for side in sides:
                 side.pool.close()
         before = sides[0] if len(sides) == 2 else None
