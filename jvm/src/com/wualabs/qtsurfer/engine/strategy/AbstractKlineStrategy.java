@@ -35,7 +35,6 @@ public abstract class AbstractKlineStrategy extends AbstractSubscriptionStrategy
         return g;
     }
 
-    /** Engine-internal: {@link #update} without building a Kline (used when update is not overridden). */
     /**
      * Rows {@code start .. end-1} of kline columns, each as {@link #fastUpdate}: the first builds the group,
      * the rest go to it directly ({@link GroupDriver}, which reads only the columns its nodes use).
@@ -60,6 +59,7 @@ public abstract class AbstractKlineStrategy extends AbstractSubscriptionStrategy
         }
     }
 
+    /** Engine-internal: {@link #update} without building a Kline (used when update is not overridden). */
     final void fastUpdate(Instrument instrument, long openTs, long closeTs, double open, double high, double low,
                           double close, double volume) {
         beginEvent(instrument, closeTs);

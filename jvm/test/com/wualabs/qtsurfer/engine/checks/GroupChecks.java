@@ -12,6 +12,7 @@ import com.wualabs.qtsurfer.engine.runtime.StrategyRun;
 import com.wualabs.qtsurfer.engine.core.state.StateStore;
 import com.wualabs.qtsurfer.engine.indicators.helpers.WindowTimeRTIndicator.WindowTime;
 import com.wualabs.qtsurfer.engine.strategy.AbstractKlineStrategy;
+import com.wualabs.qtsurfer.engine.strategy.AbstractStrategy;
 import com.wualabs.qtsurfer.engine.strategy.AbstractTickerStrategy;
 import com.wualabs.qtsurfer.engine.strategy.AbstractWindowListener;
 import com.wualabs.qtsurfer.engine.strategy.DisplayHint;
@@ -85,11 +86,7 @@ final class GroupChecks {
             StrategyRun byColumns = start(LateTickerDetail.class);
             long[] progress = new long[1];
             byColumns.onTickers(ts, v[0], v[1], v[2], v[3], v[4], v[5], 0, n, progress);
-            Check.equal((long) n, progress[0], "ticker rows delivered from columns");
-            Check.isTrue(byRow.signalCount() > 20, "the late ticker indicators were read (fire " + lateFire + ")");
-            Check.isTrue(Arrays.equals(byRow.signalTs(), byColumns.signalTs())
-                    && Arrays.equals(byRow.signalPrice(), byColumns.signalPrice()),
-                    "tickers from columns = row by row, indicators registered at fire " + lateFire);
+            sameAsByRow("tickers", lateFire, n, byRow, byColumns, progress);
         }
     }
 
@@ -99,27 +96,8 @@ final class GroupChecks {
 
         @Override
         protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
-            indicators.addPrice().window("price", WindowTime.s1, new Late(this, indicators));
-        }
-
-        final class Late extends AbstractWindowListener {
-            private int fires;
-
-            Late(AbstractTickerStrategy strategy, InstrumentGroupRTIndicator indicators) {
-                super(strategy, indicators);
-            }
-
-            @Override
-            public void onChange(StateStore store, double prev, double actual) {
-                fires++;
-                if (fires == lateFire) {
-                    indicators.add("b", TickerValueSource.Bid);
-                    indicators.add("atr", new AtrRTIndicator(2));
-                } else if (fires > lateFire) {
-                    emitBuy(indicators.getValue("b"));
-                    emitSell(indicators.getValue("atr"));
-                }
-            }
+            indicators.addPrice().window("price", WindowTime.s1,
+                    new LateListener(this, indicators, lateFire, TickerValueSource.Bid));
         }
     }
 
@@ -156,11 +134,7 @@ final class GroupChecks {
             StrategyRun byColumns = start(LateDetail.class);
             long[] progress = new long[1];
             byColumns.onKlines(open, close, v[0], v[1], v[2], v[3], v[4], 0, n, progress);
-            Check.equal((long) n, progress[0], "rows delivered from columns");
-            Check.isTrue(byRow.signalCount() > 20, "the late indicators were read (fire " + lateFire + ")");
-            Check.isTrue(Arrays.equals(byRow.signalTs(), byColumns.signalTs())
-                    && Arrays.equals(byRow.signalPrice(), byColumns.signalPrice()),
-                    "klines from columns = row by row, indicators registered at fire " + lateFire);
+            sameAsByRow("klines", lateFire, n, byRow, byColumns, progress);
         }
     }
 
@@ -181,28 +155,48 @@ final class GroupChecks {
 
         @Override
         protected void setupIndicators(InstrumentGroupRTIndicator indicators) {
-            indicators.addPrice().window("price", WindowTime.s1, new Late(this, indicators));
+            indicators.addPrice().window("price", WindowTime.s1,
+                    new LateListener(this, indicators, lateFire, TickerValueSource.Open));
+        }
+    }
+
+    /**
+     * At its window's {@code lateFire}-th close registers a field node of {@code field} and a bar indicator;
+     * on every later close emits the field as a buy's price and the indicator as a sell's.
+     */
+    static final class LateListener extends AbstractWindowListener {
+        private final int lateFire;
+        private final TickerValueSource field;
+        private int fires;
+
+        LateListener(AbstractStrategy strategy, InstrumentGroupRTIndicator indicators, int lateFire,
+                     TickerValueSource field) {
+            super(strategy, indicators);
+            this.lateFire = lateFire;
+            this.field = field;
         }
 
-        final class Late extends AbstractWindowListener {
-            private int fires;
-
-            Late(AbstractKlineStrategy strategy, InstrumentGroupRTIndicator indicators) {
-                super(strategy, indicators);
-            }
-
-            @Override
-            public void onChange(StateStore store, double prev, double actual) {
-                fires++;
-                if (fires == lateFire) {
-                    indicators.add("o", TickerValueSource.Open);
-                    indicators.add("atr", new AtrRTIndicator(2));
-                } else if (fires > lateFire) {
-                    emitBuy(indicators.getValue("o"));
-                    emitSell(indicators.getValue("atr"));
-                }
+        @Override
+        public void onChange(StateStore store, double prev, double actual) {
+            fires++;
+            if (fires == lateFire) {
+                indicators.add("late", field);
+                indicators.add("atr", new AtrRTIndicator(2));
+            } else if (fires > lateFire) {
+                emitBuy(indicators.getValue("late"));
+                emitSell(indicators.getValue("atr"));
             }
         }
+    }
+
+    /** The run fed from columns delivered every row and emitted what the run fed row by row did. */
+    private static void sameAsByRow(String kind, int lateFire, int rows, StrategyRun byRow, StrategyRun byColumns,
+                                    long[] progress) {
+        Check.equal((long) rows, progress[0], kind + " rows delivered from columns");
+        Check.isTrue(byRow.signalCount() > 20, "the late " + kind + " indicators were read (fire " + lateFire + ")");
+        Check.isTrue(Arrays.equals(byRow.signalTs(), byColumns.signalTs())
+                && Arrays.equals(byRow.signalPrice(), byColumns.signalPrice()),
+                kind + " from columns = row by row, indicators registered at fire " + lateFire);
     }
 
     /** Names are found by reference first (a few remembered); a re-registration must show. */

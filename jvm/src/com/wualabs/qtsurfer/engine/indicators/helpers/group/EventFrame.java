@@ -186,6 +186,7 @@ public final class EventFrame {
         index++;
         tickerFields = false;
         if (!klineFields) {
+            // The fields a kline does not carry: NaN until a ticker or funding event sets them.
             double nan = Double.NaN;
             this.bid = nan;
             this.bidSize = nan;
@@ -216,32 +217,8 @@ public final class EventFrame {
     }
 
     void kline(double open, double high, double low, double close, double volume) {
-        index++;
-        tickerFields = false;
-        if (!klineFields) {
-            // The fields a kline does not carry: NaN until a ticker or funding event sets them.
-            double nan = Double.NaN;
-            this.bid = nan;
-            this.bidSize = nan;
-            this.ask = nan;
-            this.askSize = nan;
-            this.vwap = nan;
-            this.quoteVolume = nan;
-            this.percentChange = nan;
-            this.rate = nan;
-            klineFields = true;
-        }
-        this.open = open;
-        this.high = high;
-        this.low = low;
-        this.close = close;
-        this.volume = volume;
-        this.primary = close;
-        this.barOpen = open;
-        this.barHigh = high;
-        this.barLow = low;
-        this.barClose = close;
-        this.barVolume = volume;
+        klineClose(close);
+        klineDetail(open, high, low, close, volume);
     }
 
     void funding(double rate, double markPrice) {

@@ -48,8 +48,8 @@ public final class GroupDriver {
      * Row {@code i} of kline columns, as {@link #kline(InstrumentGroupRTIndicator, long, long, double, double,
      * double, double, double)} with that row's values, reading the open, high, low and volume columns only when
      * a node of the group reads them: a sweep's SMA crossover reads the close alone, and each column not read
-     * is memory not streamed for every vector (measured in a sweep: 12-15 % of the engine hosts' CPU, their
-     * columns competing with the other shard's and the workers' for the shared cache). The frame is filled
+     * is memory not streamed for every vector (beside a second engine host, as in a 2-shard sweep: 8-14 % of
+     * the strategy thread's CPU, docs/benchmarks.md; alone on the machine, no change). The frame is filled
      * after the windows due before the event fired, so a node registered by their listener, which is stepped
      * with this event, gets the whole row.
      */
