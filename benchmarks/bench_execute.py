@@ -573,6 +573,11 @@ def print_backtestd(r: BacktestdReport, market: Market) -> None:
         f"median {r.total.median * 1000:.0f} ms"
     )
     emit(
+        "  each warm run, in order: "
+        + ", ".join(f"{s * 1000:.0f}" for s in r.total.samples)
+        + " ms"
+    )
+    emit(
         f"  {run.events:,} events, {run.events_per_second / 1e6:.1f} M events/s (feed loop), "
         f"{market.rows / r.run.best / 1e6:.1f} M bars/s (round trip)"
     )
@@ -653,7 +658,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="sim exchange seed")
     parser.add_argument("--fast", type=int, default=9)
     parser.add_argument("--slow", type=int, default=21)
-    parser.add_argument("--repeat", type=int, default=3, help="warm runs per framework")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=10,
+        help="warm runs per framework (the engine host's JIT settles over the first few: each "
+        "backtestd run is printed)",
+    )
     parser.add_argument(
         "--no-fill",
         dest="fill",

@@ -326,17 +326,12 @@ final class RunService {
         // header's JSON, and its parsing on the Python side, the largest part of an answer.
         List<Object> infoAt = new ArrayList<>();
         List<Object> info = new ArrayList<>();
-        List<Map<String, Object>> data = run.signalData();
+        int[] fieldsAt = run.signalFieldIndices();
+        List<Map<String, Object>> fields = run.signalFields();
         JsonSafe json = new JsonSafe(MAX_INFO_CHARS);
-        if (data != null) {
-            int at = 0;
-            for (Map<String, Object> item : data) {
-                if (!item.isEmpty()) {
-                    infoAt.add(at);
-                    info.add(json.of(item));
-                }
-                at++;
-            }
+        for (int k = 0; k < fieldsAt.length; k++) {
+            infoAt.add(fieldsAt[k]);
+            info.add(json.of(fields.get(k)));
         }
         header.put("info_at", infoAt);
         header.put("info", info);

@@ -10,9 +10,15 @@ import java.util.Map;
 
 /**
  * Engine-internal: signals of one run in compact growable columns: event time, side (+1 buy, -1 sell,
- * 0 info), price (NaN for info), instrument, and the signal's fields (a shared empty map when none).
+ * 0 info), price (NaN for info), instrument, and, sparsely, the fields of the signals that carry any.
  * At most {@link #MAX_SIGNALS} are kept; the rest are counted ({@link #dropped()}) so that the host
  * can fail the run with a clear message instead of running out of memory.
+ *
+ * <p>Fields are kept sparse because most signals are plain buys and sells: a sweep's vector emits
+ * about 15,000 of them and none carries a field. A per-signal list cost an append per signal, and
+ * the host's answer a loop over all of them, which C2 compiled (with the JSON conversion it calls)
+ * in each engine host's first sweep: about half a second of compilation a host
+ * (docs/benchmarks.md).
  */
 public final class SignalLog {
 
@@ -27,11 +33,13 @@ public final class SignalLog {
     private byte[] side = new byte[64];
     private double[] price = new double[64];
     private Instrument[] instrument = new Instrument[64];
-    private final ArrayList<Map<String, Object>> data = new ArrayList<>();
+    /** Indices of the signals that carry fields, ascending; {@link #fields} holds those fields. */
+    private int[] fieldsAt = new int[8];
+    private final ArrayList<Map<String, Object>> fields = new ArrayList<>();
     private int size;
     private long dropped;
 
-    public void add(long time, byte s, double p, Instrument inst, Map<String, Object> fields) {
+    public void add(long time, byte s, double p, Instrument inst, Map<String, Object> signalFields) {
         if (size >= MAX_SIGNALS) {
             dropped++;
             return;
@@ -47,7 +55,14 @@ public final class SignalLog {
         side[size] = s;
         price[size] = p;
         instrument[size] = inst;
-        data.add(fields == null || fields.isEmpty() ? Map.of() : fields);
+        if (signalFields != null && !signalFields.isEmpty()) {
+            int k = fields.size();
+            if (k == fieldsAt.length) {
+                fieldsAt = Arrays.copyOf(fieldsAt, k * 2);
+            }
+            fieldsAt[k] = size;
+            fields.add(signalFields);
+        }
         size++;
     }
 
@@ -76,7 +91,24 @@ public final class SignalLog {
         return Arrays.copyOf(instrument, size);
     }
 
+    /** The fields of every signal, in signal order: a shared empty map for a signal without any. */
     public List<Map<String, Object>> data() {
-        return Collections.unmodifiableList(new ArrayList<>(data));
+        ArrayList<Map<String, Object>> all = new ArrayList<>(size);
+        int k = 0;
+        int with = fields.size();
+        for (int i = 0; i < size; i++) {
+            all.add(k < with && fieldsAt[k] == i ? fields.get(k++) : Map.of());
+        }
+        return Collections.unmodifiableList(all);
+    }
+
+    /** The indices of the signals that carry fields, ascending (parallel to {@link #fieldMaps()}). */
+    public int[] fieldIndices() {
+        return Arrays.copyOf(fieldsAt, fields.size());
+    }
+
+    /** The fields of the signals that carry any, in signal order (parallel to {@link #fieldIndices()}). */
+    public List<Map<String, Object>> fieldMaps() {
+        return Collections.unmodifiableList(new ArrayList<>(fields));
     }
 }

@@ -206,6 +206,16 @@ public final class StrategyRun {
         return signals.data();
     }
 
+    /** Indices of the signals that carry fields, ascending: {@link #signalData()} without the empty maps. */
+    public int[] signalFieldIndices() {
+        return signals.fieldIndices();
+    }
+
+    /** The fields of the signals {@link #signalFieldIndices()} lists, in the same order. */
+    public List<Map<String, Object>> signalFields() {
+        return signals.fieldMaps();
+    }
+
     /** Engine notices and log lines, in order first seen. */
     public List<String> notices() {
         return notices.snapshot();

@@ -379,6 +379,10 @@ final class ApiChecks {
         Check.equal("{position=belowBar, shape=arrowUp, color=#26a69a, text=BUY}", String.valueOf(info.get("_m")),
                 "_m marker map");
         Check.equal("{funding=0.01, instrument=BTC/USDT}", String.valueOf(data.get(5)), "emitInfo alternating keys");
+        Check.isTrue(Arrays.equals(new int[] {2, 4, 5}, run.signalFieldIndices()),
+                "only the signals with fields are listed: " + Arrays.toString(run.signalFieldIndices()));
+        Check.equal(List.of(data.get(2), data.get(4), data.get(5)), run.signalFields(),
+                "the sparse fields are the dense list's non-empty maps, in order");
         List<String> notices = run.notices();
         Check.isTrue(notices.contains("a signal emitted before the first data event was ignored"), "early signal notice");
         Check.isTrue(notices.stream().anyMatch(x -> x.startsWith("a buy signal with a non-finite price")), "NaN price notice");
