@@ -15,11 +15,16 @@ the prices) are identical on both sides, and says so; it never fails.
 
 ``before`` is the engine jar of ``--before-ref`` (default ``main``), exported with
 ``git archive`` into a temporary directory and built there with its own ``jvm/build.sh``,
-started with the JVM flags main's ``HostConfig.argv`` used when this script was written
-(``BASELINE_FLAGS``; ``--before-flags`` replaces them); ``--before-jar`` takes a built jar
-instead. ``after`` is this checkout's jar (``jvm/build.sh``) with this checkout's
-``HostConfig``; ``--after-flags`` appends JVM flags to it (to measure a flag alone, run the
-same jar on both sides: ``--before-jar jvm/build/backtestd-engine.jar``).
+started with this checkout's ``HostConfig`` JVM flags (``--before-flags`` replaces them, e.g.
+with ``BASELINE_FLAGS``, those of main at 46e9cd9: without
+``-Dsun.reflect.inflationThreshold`` a batch cannot share one class loader, which costs the
+``before`` side about 10 %); ``--before-jar`` takes a built jar instead. ``after`` is this
+checkout's jar (``jvm/build.sh``) with this checkout's ``HostConfig``; ``--after-flags``
+appends JVM flags to it (to measure a flag alone, run the same jar on both sides:
+``--before-jar jvm/build/backtestd-engine.jar``). The strategy is compiled on a third,
+short-lived host, as the API's host compiles it in the service: a side that ran javac would
+carry javac's compiled code and profile into its rounds (with the same jar on both sides, the
+side that compiled measured 6-8 % more JVM CPU a vector).
 
 Data: the ``sim`` exchange's BTC/USDT 1 s klines of ``--sim-days`` days (default 30: 904,109
 bars, a bar for each second with a trade, about 5 s to generate), or with ``--sim-days 0`` a
@@ -69,7 +74,14 @@ BASELINE_FLAGS = (
     "-XX:MaxMetaspaceSize=256m",
     "-Dfile.encoding=UTF-8",
 )
-"""``HostConfig.argv`` of main at 46e9cd9 (before the jvm-perf branch), without ``-cp``."""
+"""``HostConfig.argv`` of main at 46e9cd9 (before the jvm-perf branch), without ``-cp``: pass
+them as ``--before-flags`` to measure a ref of that time as it ran."""
+
+
+def current_flags() -> list[str]:
+    """The JVM flags of this checkout's ``HostConfig`` (no warm-up, no caches given)."""
+    argv = HostConfig().argv(Path("engine.jar"))
+    return argv[1 : argv.index("-cp")]
 
 
 @dataclass(frozen=True)
@@ -286,7 +298,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--before-ref", default="main")
     ap.add_argument("--before-jar", type=Path)
-    ap.add_argument("--before-flags", default=" ".join(BASELINE_FLAGS))
+    ap.add_argument("--before-flags", default=" ".join(current_flags()))
     ap.add_argument("--after-flags", default="")
     ap.add_argument("--no-before", action="store_true", help="run only this checkout's engine")
     ap.add_argument(
@@ -329,7 +341,8 @@ def main() -> None:
         sides.append(Side("after", EnginePool(1, after_cfg)))
         rival = Contender(after_jar) if args.contender else None
         try:
-            compiled = sides[-1].pool.compile(STRATEGY.read_text(encoding="utf-8"))
+            with EnginePool(1, HostConfig(jar=after_jar)) as compiler:  # neither side compiles
+                compiled = compiler.compile(STRATEGY.read_text(encoding="utf-8"))
             if not compiled.ok or compiled.main_class is None:
                 print(f"the strategy did not compile: {compiled.errors}")
                 return
