@@ -22,6 +22,7 @@ import argparse
 import importlib.util
 import os
 import resource
+import statistics
 import sys
 import tempfile
 import time
@@ -320,6 +321,7 @@ def main() -> None:
                     f"per GET, {server_cpu / 10 * 1000:.0f} ms of server CPU each"
                 )
                 print_peaks(f"after {len(rows)} vectors", server.process.pid)
+                warm_ends: list[float] = []
                 for shift in range(1, args.warm_sweeps + 1):
                     shifted = {
                         "fast": {**GRID["fast"], "from": 5 + shift, "to": 50 + shift},
@@ -332,6 +334,13 @@ def main() -> None:
                     print(
                         f"warm sweep {shift}: {len(result['leaderboard'])} vectors in "
                         f"{seconds:.2f} s end to end{recorded(result)}; the service used {cpu}"
+                    )
+                    warm_ends.append(float(result.get("_recorded_s") or seconds))
+                if warm_ends:
+                    print(
+                        f"warm sweeps, recorded ends: median {statistics.median(warm_ends):.2f} s, "
+                        f"best {min(warm_ends):.2f} s, worst {max(warm_ends):.2f} s "
+                        f"({len(warm_ends)} sweeps)"
                     )
                 if args.rss_vectors:
                     step = max(1, round(180 / max(1, args.rss_vectors // 10 - 1)))
