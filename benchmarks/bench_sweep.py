@@ -5,8 +5,9 @@ The service runs the way users run it (``backtestd serve``: Dask LocalCluster, r
 (long only, fee 0.1 %) is registered, and the grid fast 5..50 step 5 x slow 20..200 step 20 is
 submitted. The figure is the time from submission until the last row is readable (the sweep
 is COMPLETED). vectorbt runs the same grid on the prepared close prices in the same process
-run (``--vbt-fraction`` of the bars, since the full grid needs about 7 GB), when installed
-(``uv sync --group bench --group dev``).
+run (``--vbt-fraction`` of the bars: the whole grid over all bars at once needs more than the
+machine's 24 GB, and was killed at 24 GB of RSS; ``--vbt-chunk N`` runs the portfolio N vectors at
+a time, which fits), when installed (``uv sync --group bench --group dev``).
 
 Memory: the peak RSS (``VmHWM``) of the service's processes (the API server, each Dask worker,
 each engine-host JVM) is printed after the sweep; ``--rss-vectors N`` then runs a second grid of
@@ -190,7 +191,9 @@ def prepared_close(data_dir: Path, job_id: str) -> np.ndarray:
     return np.fromfile(matches[0], dtype="<f8")
 
 
-def vectorbt_grid(close: np.ndarray) -> tuple[float, int] | None:
+def vectorbt_grid(close: np.ndarray, chunk: int = 0) -> tuple[float, int] | None:
+    """vectorbt's time for the grid's indicators, signals, portfolios and Sharpe ratios;
+    ``chunk`` > 0 simulates that many vectors per ``Portfolio.from_signals`` call."""
     if importlib.util.find_spec("vectorbt") is None:
         return None
     import pandas as pd
@@ -208,18 +211,21 @@ def vectorbt_grid(close: np.ndarray) -> tuple[float, int] | None:
             a = fast_ma.ma.iloc[:, f].to_numpy()
             b = slow_ma.ma.iloc[:, s].to_numpy()
             columns.append((a, b))
-    entries = pd.DataFrame(
-        {i: (a > b) & ~(np.roll(a, 1) > np.roll(b, 1)) for i, (a, b) in enumerate(columns)},
-        index=series.index,
-    )
-    exits = pd.DataFrame(
-        {i: (a < b) & ~(np.roll(a, 1) < np.roll(b, 1)) for i, (a, b) in enumerate(columns)},
-        index=series.index,
-    )
-    portfolio = vbt.Portfolio.from_signals(
-        series, entries, exits, fees=0.001, init_cash=100, freq="1s"
-    )
-    portfolio.sharpe_ratio()
+    step = chunk if chunk > 0 else len(columns)
+    for at in range(0, len(columns), step):
+        part = list(enumerate(columns))[at : at + step]
+        entries = pd.DataFrame(
+            {i: (a > b) & ~(np.roll(a, 1) > np.roll(b, 1)) for i, (a, b) in part},
+            index=series.index,
+        )
+        exits = pd.DataFrame(
+            {i: (a < b) & ~(np.roll(a, 1) < np.roll(b, 1)) for i, (a, b) in part},
+            index=series.index,
+        )
+        portfolio = vbt.Portfolio.from_signals(
+            series, entries, exits, fees=0.001, init_cash=100, freq="1s"
+        )
+        portfolio.sharpe_ratio()
     return time.perf_counter() - started, len(columns)
 
 
@@ -227,6 +233,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--days", type=int, default=30)
     parser.add_argument("--vbt-fraction", type=float, default=0.1)
+    parser.add_argument(
+        "--vbt-chunk",
+        type=int,
+        default=0,
+        help="vectors per vectorbt portfolio (0: all 100 at once); 10 lets --vbt-fraction 1 fit",
+    )
     parser.add_argument(
         "--rss-vectors",
         type=int,
@@ -354,13 +366,14 @@ def main() -> None:
         finally:
             server.stop()
     part = close[: int(close.size * args.vbt_fraction)]
-    measured = vectorbt_grid(part)
+    measured = vectorbt_grid(part, args.vbt_chunk)
     if measured is None:
         print("vectorbt: not installed (uv sync --group bench --group dev)")
     else:
         vbt_s, combos = measured
         print(
-            f"vectorbt: {combos} vectors on {part.size} bars ({args.vbt_fraction:.0%}) in "
+            f"vectorbt: {combos} vectors on {part.size} bars ({args.vbt_fraction:.0%}"
+            f"{f', {args.vbt_chunk} vectors a portfolio' if args.vbt_chunk else ''}) in "
             f"{vbt_s:.2f} s; peak RSS of this process "
             f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
         )
