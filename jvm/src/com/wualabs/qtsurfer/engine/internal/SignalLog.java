@@ -17,8 +17,8 @@ import java.util.Map;
  * <p>Fields are kept sparse because most signals are plain buys and sells: a sweep's vector emits
  * about 15,000 of them and none carries a field. A per-signal list cost an append per signal, and
  * the host's answer a loop over all of them, which C2 compiled (with the JSON conversion it calls)
- * in each engine host's first sweep: 0.5-1 s of compiler-thread time a host
- * (docs/benchmarks.md).
+ * in each engine host's first sweep: 0.5-1 s of compiler-thread wall time a host, about 0.2 s of
+ * CPU (docs/benchmarks.md).
  */
 public final class SignalLog {
 
