@@ -212,8 +212,9 @@ def vectorbt_grid(close: np.ndarray, chunk: int = 0) -> tuple[float, int] | None
             b = slow_ma.ma.iloc[:, s].to_numpy()
             columns.append((a, b))
     step = chunk if chunk > 0 else len(columns)
-    for at in range(0, len(columns), step):
-        part = list(enumerate(columns))[at : at + step]
+    indexed = list(enumerate(columns))
+    for at in range(0, len(indexed), step):
+        part = indexed[at : at + step]
         entries = pd.DataFrame(
             {i: (a > b) & ~(np.roll(a, 1) > np.roll(b, 1)) for i, (a, b) in part},
             index=series.index,
