@@ -1,24 +1,23 @@
-"""What an execute produced: the typed result the worker stores and the read route serialises.
+"""What a prepare and an execute produced: the typed results the workers store and the read
+routes serialise (``api/schemas/backtests.py`` builds the wire from them).
 
-The job row keeps the result as JSON (:meth:`ExecuteResult.to_json`), so a row written by an
-older release still reads: every field but the identity is optional there. The identity fields
-(strategy context, instrument, host, iops) are required on the wire even for a run that failed
-before it loaded its data; :meth:`ExecuteResult.from_json` is the one place that fills them in.
+The job row keeps a result through the one serialisation of ``domain/serial.py``. An execute
+that failed before it loaded its data stored no identity (strategy context, instrument, host,
+iops); ``services/job_views.execute_result`` is the one place that fills it in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Any, Literal
+from datetime import datetime
+from typing import Literal
 
-from backtestd.domain.backtests import ParamValue
+from backtestd.domain.backtests import FrozenParams
+from backtestd.domain.equity import ShapedCurve
 
 SignalsUpload = Literal["Done", "Failed", "Skipped"]
-NOTICE_LEVEL = "WARN"
-NOTICE_CODE = "engine.notice"
-NOTICE_PROVENANCE = "execute"
+Rationale = Literal["low_activity", "pending_conversion", "unknown"]
+"""Why an hour of a managed prepare holds no row."""
 
 
 @dataclass(frozen=True)
@@ -35,50 +34,13 @@ class Metrics:
     max_drawdown: float
     max_drawdown_percent: float
 
-    def result_fields(self) -> dict[str, float | int]:
-        """The yield metrics of a ``ResultMap`` (wire names). Empty when there was no trade.
-
-        >>> Metrics(1.0, 1.0, 1, 1.0, 0.5, 0.7, 0.1, 2.0, 1.9).result_fields()["winRate"]
-        1.0
-        """
-        if self.total_trades == 0:
-            return {}
-        return {
-            "pnlTotal": self.pnl_total,
-            "pnlTotalPercent": self.pnl_total_percent,
-            "totalTrades": self.total_trades,
-            "winRate": self.win_rate,
-            "sharpeRatio": self.sharpe_ratio,
-            "sortinoRatio": self.sortino_ratio,
-            "cagr": self.cagr,
-            "maxDrawdown": self.max_drawdown,
-            "maxDrawdownPercent": self.max_drawdown_percent,
-        }
-
-    @classmethod
-    def from_result_fields(cls, stored: Mapping[str, Any]) -> Metrics | None:
-        """The metrics of a stored ``ResultMap``; ``None`` when it has none (no trade)."""
-        if "totalTrades" not in stored:
-            return None
-        return cls(
-            pnl_total=float(stored["pnlTotal"]),
-            pnl_total_percent=float(stored["pnlTotalPercent"]),
-            total_trades=int(stored["totalTrades"]),
-            win_rate=float(stored["winRate"]),
-            sharpe_ratio=float(stored["sharpeRatio"]),
-            sortino_ratio=float(stored["sortinoRatio"]),
-            cagr=float(stored["cagr"]),
-            max_drawdown=float(stored["maxDrawdown"]),
-            max_drawdown_percent=float(stored["maxDrawdownPercent"]),
-        )
-
 
 @dataclass(frozen=True)
 class SignalsOutcome:
     """What became of the signals of an execute that asked to store them (``storeSignals``).
 
     ``key`` is the object key of the stored parquet file; the read side turns it into a signed
-    ``signalsUrl`` and never shows the key itself.
+    link and never shows the key itself.
     """
 
     count: int
@@ -88,113 +50,58 @@ class SignalsOutcome:
     key: str | None = None
     uploaded_at: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        stored: dict[str, Any] = {"signalCount": self.count}
-        if self.signals_id is not None:
-            stored["signalsId"] = self.signals_id
-        if self.key is not None:
-            stored["signalsKey"] = self.key
-        stored["signalsUpload"] = self.upload
-        if self.reason is not None:
-            stored["signalsUploadReason"] = self.reason
-        if self.uploaded_at is not None:
-            stored["signalsUploadedAt"] = self.uploaded_at
-        return stored
-
-    @classmethod
-    def from_json(cls, stored: Mapping[str, Any]) -> SignalsOutcome | None:
-        if "signalsUpload" not in stored:
-            return None
-        return cls(
-            count=int(stored.get("signalCount", 0)),
-            upload=stored["signalsUpload"],
-            reason=stored.get("signalsUploadReason"),
-            signals_id=stored.get("signalsId"),
-            key=stored.get("signalsKey"),
-            uploaded_at=stored.get("signalsUploadedAt"),
-        )
-
 
 @dataclass(frozen=True)
 class ExecuteResult:
-    """One execute's ``results``.
+    """One execute's results.
 
     ``metrics`` is ``None`` without a trade (the wire then omits every metric), as is
-    ``equity_curve``, which is already in its wire form (``engine.equity_curve`` shapes it by
-    the request's options). ``notices`` are the engine's warnings, at most a display cap of them;
-    ``notices_truncated`` counts the rest.
+    ``equity_curve``, already shaped by the request's options. ``notices`` are the engine's
+    warnings, at most a display cap of them; ``notices_truncated`` counts the rest.
     """
 
-    strategy_context: str
+    strategy_context: str = ""
     instrument: str = ""
     host_name: str = ""
     iops: float = 0
-    params: Mapping[str, ParamValue] | None = None
+    params: FrozenParams | None = None
     metrics: Metrics | None = None
-    equity_curve: Mapping[str, Any] | None = None
+    equity_curve: ShapedCurve | None = None
     notices: tuple[str, ...] = ()
     notices_truncated: int | None = None
     signals: SignalsOutcome | None = None
 
-    def __post_init__(self) -> None:
-        if self.params is not None:
-            object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
-
     @staticmethod
     def context_of(user_id: str, strategy_id: str) -> str:
-        """The execution-context id the wire names a result's strategy by."""
+        """The execution-context id a result names its strategy by."""
         return f"strategy:{user_id}:{strategy_id}"
 
-    def to_json(self) -> dict[str, Any]:
-        """The stored form: the wire's ``ResultMap`` with the signals' object key."""
-        stored: dict[str, Any] = {
-            "hostName": self.host_name,
-            "iops": self.iops,
-            "strategyId": self.strategy_context,
-            "instrument": self.instrument,
-        }
-        if self.params:
-            stored["params"] = dict(self.params)
-        if self.metrics is not None:
-            stored.update(self.metrics.result_fields())
-        if self.equity_curve is not None:
-            stored["equityCurve"] = dict(self.equity_curve)
-        if self.notices:
-            stored["notices"] = [
-                {
-                    "level": NOTICE_LEVEL,
-                    "code": NOTICE_CODE,
-                    "message": text,
-                    "provenance": NOTICE_PROVENANCE,
-                }
-                for text in self.notices
-            ]
-        if self.notices_truncated is not None:
-            stored["noticesTruncated"] = self.notices_truncated
-        if self.signals is not None:
-            stored.update(self.signals.to_json())
-        return stored
 
-    def to_wire(self, signals_url: str | None) -> dict[str, Any]:
-        """The ``results`` a client reads: the object key replaced by its signed link."""
-        wire = self.to_json()
-        wire.pop("signalsKey", None)
-        if signals_url:
-            wire["signalsUrl"] = signals_url
-        return wire
+@dataclass(frozen=True)
+class HourWithoutData:
+    """One hour of a managed prepare's range that holds no row, and why."""
 
-    @classmethod
-    def from_json(cls, stored: Mapping[str, Any], *, strategy_context: str) -> ExecuteResult:
-        """Read a stored result; ``strategy_context`` stands in when a failed run stored none."""
-        return cls(
-            strategy_context=str(stored.get("strategyId") or strategy_context),
-            instrument=str(stored.get("instrument", "")),
-            host_name=str(stored.get("hostName", "")),
-            iops=stored.get("iops", 0),
-            params=stored.get("params"),
-            metrics=Metrics.from_result_fields(stored),
-            equity_curve=stored.get("equityCurve"),
-            notices=tuple(str(n["message"]) for n in stored.get("notices") or ()),
-            notices_truncated=stored.get("noticesTruncated"),
-            signals=SignalsOutcome.from_json(stored),
-        )
+    hour: datetime
+    expected: int
+    rationale: Rationale
+
+
+@dataclass(frozen=True)
+class PrepareOutcome:
+    """A finished prepare's report: the data actually found, and how well it covers the range.
+
+    A managed exchange reports its hourly coverage (``total_hours`` … ``hours_without_data``);
+    a prepare of a user dataset reports its grid instead (``cadence``, ``gaps``,
+    ``largest_gap_steps``, and ``coverage_ratio`` as the share of grid steps that hold a row).
+    """
+
+    data_from: datetime | None = None
+    data_to: datetime | None = None
+    coverage_ratio: float | None = None
+    total_hours: int | None = None
+    hours_with_data: int | None = None
+    closed_hours: int | None = None
+    hours_without_data: tuple[HourWithoutData, ...] | None = None
+    cadence: str | None = None
+    gaps: int | None = None
+    largest_gap_steps: int | None = None

@@ -8,8 +8,13 @@ records instead of mutating them.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
+
+from backtestd.domain.backtests import STRICT
+from backtestd.domain.jobs import JobKind
+from backtestd.domain.marketdata import DataKind
 
 
 class DatasetStatus(enum.StrEnum):
@@ -132,3 +137,54 @@ class DatasetSession:
     job_id: str | None = None
     version_id: str | None = None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class DatasetLimits:
+    """The tier's dataset limits in force when the job was accepted; the worker enforces
+    these, not the tier's limits of the moment it runs."""
+
+    tier: str
+    max_dataset_bytes: int
+    max_total_storage_bytes: int
+
+
+@dataclass(frozen=True)
+class DatasetIngestSpec:
+    """One finalized upload to ingest into a new version of ``dataset_id``."""
+
+    __pydantic_config__ = STRICT
+
+    dataset_id: str
+    upload_id: str
+    limits: DatasetLimits
+    kind: Literal[JobKind.DATASET_INGEST] = field(default=JobKind.DATASET_INGEST, kw_only=True)
+
+
+@dataclass(frozen=True)
+class DatasetImportSpec:
+    """One exchange range to fetch into a new version of ``dataset_id``: ``data_kind`` is what
+    is read from the exchange's hours; with ``cadence``, bars of that width are stored."""
+
+    __pydantic_config__ = STRICT
+
+    dataset_id: str
+    import_id: str
+    exchange: str
+    instrument: str
+    data_kind: DataKind
+    start: datetime
+    end: datetime
+    limits: DatasetLimits
+    cadence: str | None = None
+    cadence_ms: int | None = None
+    kind: Literal[JobKind.DATASET_IMPORT] = field(default=JobKind.DATASET_IMPORT, kw_only=True)
+
+
+@dataclass(frozen=True)
+class VersionOutcome:
+    """What a dataset ingest or import stored when it ended: the version it made."""
+
+    dataset_id: str
+    version_id: str
+    rows: int

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from backtestd.domain.job_specs import JobResult, JobSpec
+
+S = TypeVar("S")
 
 
 class JobStatus(enum.StrEnum):
@@ -67,7 +72,7 @@ class JobRecord:
     kind: JobKind
     exchange_id: str
     data_type: str
-    spec: dict[str, Any]
+    spec: JobSpec
     status: JobStatus
     created_at: datetime
     size: int = 0
@@ -75,6 +80,16 @@ class JobRecord:
     status_detail: str | None = None
     start_time: datetime | None = None
     end_time: datetime | None = None
-    result: dict[str, Any] = field(default_factory=dict)
+    result: JobResult | None = None
     cancel_requested: bool = False
     attempts: int = 0
+
+    def spec_as(self, kind: type[S]) -> S:
+        """The spec as the handler of this job's kind expects it (a mismatch is a bug)."""
+        if not isinstance(self.spec, kind):
+            raise TypeError(f"job {self.job_id} holds a {type(self.spec).__name__}, not a {kind}")
+        return self.spec
+
+    def result_as(self, kind: type[S]) -> S | None:
+        """The stored result, if it is one of ``kind`` (``None`` while none is stored)."""
+        return self.result if isinstance(self.result, kind) else None

@@ -25,6 +25,18 @@ class DataKind(enum.StrEnum):
     KLINES = "klines"
     FUNDING = "funding"
 
+    @classmethod
+    def parse(cls, text: str) -> DataKind:
+        """The kind named in either spelling the wire uses: plural (``klines``, the stored
+        and the import's name) or singular (``kline``, the backtest path's).
+
+        >>> DataKind.parse("ticker"), DataKind.parse("klines")
+        (<DataKind.TICKERS: 'tickers'>, <DataKind.KLINES: 'klines'>)
+        """
+        if text in cls.__members__.values():
+            return cls(text)
+        return DataType(text).kind
+
 
 class DataType(enum.StrEnum):
     """The data a backtest runs on: the wire's backtest ``type`` (``/backtest/{exchange}/{type}``),

@@ -1,15 +1,18 @@
 """Sweeps: the frozen run spec of a parameter sweep, its vocabulary, and one stored row.
 
 A ``SweepSpec`` is built once from the request (defaults filled, numbers normalised) and stored
-as canonical JSON on the sweep's job row; workers rebuild it with :meth:`SweepSpec.from_json`,
-so nothing downstream re-reads the request or repeats a default.
+on the sweep's job row (``domain.job_specs``); workers read it back typed, so nothing
+downstream re-reads the request or repeats a default.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+from backtestd.domain.backtests import STRICT, BaseConfig
+from backtestd.domain.jobs import JobKind
 
 ParamScalar = bool | int | float
 
@@ -77,6 +80,8 @@ class CurvePrefs:
 class SweepSpec:
     """Everything a sweep's workers need, resolved: vectors are re-expanded from it, not stored."""
 
+    __pydantic_config__ = STRICT
+
     prepare_job_id: str
     strategy_id: str
     axes: list[dict[str, Any]]  # [{name, values}] in request order, values coerced
@@ -84,69 +89,27 @@ class SweepSpec:
     seed: int
     samples: int | None
     objective: Objective
-    base_config: dict[str, Any]
+    base_config: BaseConfig
     min_trade_floor: int
     shards: int
     walk_forward: WalkForward | None
     curves: CurvePrefs = field(default_factory=CurvePrefs)
     store_signals: bool = False
+    kind: Literal[JobKind.SWEEP] = field(default=JobKind.SWEEP, kw_only=True)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "prepareJobId": self.prepare_job_id,
-            "strategyId": self.strategy_id,
-            "axes": self.axes,
-            "sampler": self.sampler.value,
-            "seed": self.seed,
-            "objective": self.objective.value,
-            "baseConfig": self.base_config,
-            "minTradeFloor": self.min_trade_floor,
-            "shards": self.shards,
-            "curves": {
-                "mode": self.curves.mode.value,
-                "n": self.curves.n,
-                "maxPct": self.curves.max_pct,
-                "resample": self.curves.resample,
-                "differential": self.curves.differential,
-                "outMode": self.curves.out_mode,
-            },
-            "storeSignals": self.store_signals,
-        }
-        if self.samples is not None:
-            out["samples"] = self.samples
-        if self.walk_forward is not None:
-            out["walkForward"] = {
-                "folds": self.walk_forward.folds,
-                "inSamplePct": self.walk_forward.in_sample_pct,
-            }
-        return out
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SweepSpec:
-        wf = data.get("walkForward")
-        curves = data.get("curves", {})
-        return cls(
-            prepare_job_id=data["prepareJobId"],
-            strategy_id=data["strategyId"],
-            axes=data["axes"],
-            sampler=Sampler(data["sampler"]),
-            seed=int(data["seed"]),
-            samples=data.get("samples"),
-            objective=Objective(data["objective"]),
-            base_config=data.get("baseConfig", {}),
-            min_trade_floor=int(data["minTradeFloor"]),
-            shards=int(data["shards"]),
-            walk_forward=WalkForward(int(wf["folds"]), int(wf["inSamplePct"])) if wf else None,
-            curves=CurvePrefs(
-                mode=CurveMode(curves.get("mode", "auto")),
-                n=curves.get("n"),
-                max_pct=curves.get("maxPct"),
-                resample=curves.get("resample"),
-                differential=bool(curves.get("differential", False)),
-                out_mode=curves.get("outMode", "ARRAY"),
-            ),
-            store_signals=bool(data.get("storeSignals", False)),
-        )
+@dataclass(frozen=True)
+class SweepShardSpec:
+    """One shard of a sweep: the trials ``[start, stop)`` of its vectors, or one walk-forward
+    ``fold``. The sweep's own spec is read from the sweep's row (``sweep_id``)."""
+
+    __pydantic_config__ = STRICT
+
+    sweep_id: str
+    start: int = 0
+    stop: int = 0
+    fold: int | None = None
+    kind: Literal[JobKind.SWEEP_SHARD] = field(default=JobKind.SWEEP_SHARD, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -163,3 +126,11 @@ class SweepRow:
     error: str | None = None
     curve: dict[str, list[float]] | None = None
     fold: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class ShardOutcome:
+    """What a sweep shard stored when it ended: the rows it wrote, or the fold it scored."""
+
+    rows: int | None = None
+    fold: int | None = None

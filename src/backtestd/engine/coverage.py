@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Final, Literal
+from typing import Final
 
+from backtestd.domain.backtest_results import Rationale
 from backtestd.domain.marketdata import DataType
 
-Rationale = Literal["low_activity", "pending_conversion", "unknown"]
 """The wire's strict enum for ``hoursWithoutData[].rationale``."""
 
 UNKNOWN: Final = "unknown"

@@ -1,4 +1,4 @@
-"""The equity curve served to clients: points, downsampling, delta encoding and wire shape.
+"""The equity curve served to clients: points, downsampling and delta encoding.
 
 The curve is realised equity. The first point is the backtest ``from`` with the initial
 funding, and then there is one point per closed trade with the cash right after it, so the
@@ -10,44 +10,14 @@ trust ``meta`` rather than their request.
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass
-
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.domain.equity import EquityCurveMeta, OutMode, ShapedCurve
 from backtestd.engine.portfolio import PortfolioResult
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
-WireDict = dict[str, object]
-
-
-class OutMode(enum.StrEnum):
-    """``EquityCurveOutMode``: a list of point objects, or two parallel arrays."""
-
-    ARRAY = "ARRAY"
-    SHORT = "SHORT"
-
-
-@dataclass(frozen=True)
-class EquityCurveMeta:
-    """``EquityCurveMeta``: what the served curve actually is."""
-
-    input_point_count: int
-    output_point_count: int
-    resampled: bool
-    differential: bool
-    out_mode: OutMode
-
-    def to_wire(self) -> WireDict:
-        return {
-            "inputPointCount": self.input_point_count,
-            "outputPointCount": self.output_point_count,
-            "resampled": self.resampled,
-            "differential": self.differential,
-            "outMode": self.out_mode.value,
-        }
 
 
 def equity_points(result: PortfolioResult) -> tuple[I64, F64]:
@@ -152,9 +122,9 @@ def transform(
     this is served as ``SHORT`` whatever was asked.
 
     >>> _, _, meta = transform(np.array([0]), np.array([100.0]), resample_to=5, delta=True)
-    >>> meta.to_wire()  # doctest: +NORMALIZE_WHITESPACE
-    {'inputPointCount': 1, 'outputPointCount': 1, 'resampled': False,
-     'differential': False, 'outMode': 'ARRAY'}
+    >>> meta  # doctest: +NORMALIZE_WHITESPACE
+    EquityCurveMeta(input_point_count=1, output_point_count=1, resampled=False,
+                    differential=False, out_mode=<OutMode.ARRAY: 'ARRAY'>)
     """
     n_in = int(ts.shape[0])
     if resample_to is not None:
@@ -178,13 +148,13 @@ def build_equity_curve(
     delta: bool = False,
     out_mode: OutMode = OutMode.ARRAY,
     force_short_above: int | None = None,
-) -> WireDict:
-    """The inline ``EquityCurveResult`` wire dict (``points`` or ``timestamps`` + ``equities``).
+) -> ShapedCurve:
+    """The curve as served: the transforms applied, plain numbers, and its ``meta``.
 
-    >>> build_equity_curve(np.array([0, 60_000]), np.array([100.0, 101.0]))["points"]
-    [{'timestamp': 0, 'equity': 100.0}, {'timestamp': 60000, 'equity': 101.0}]
-    >>> sorted(build_equity_curve(np.array([0]), np.array([1.0]), out_mode=OutMode.SHORT))
-    ['equities', 'meta', 'timestamps']
+    >>> build_equity_curve(np.array([0, 60_000]), np.array([100.0, 101.0])).equities
+    (100.0, 101.0)
+    >>> build_equity_curve(np.array([0]), np.array([1.0]), out_mode=OutMode.SHORT).meta.out_mode
+    <OutMode.SHORT: 'SHORT'>
     """
     out_ts, out_eq, meta = transform(
         ts,
@@ -194,23 +164,6 @@ def build_equity_curve(
         out_mode=out_mode,
         force_short_above=force_short_above,
     )
-    stamps = [int(t) for t in out_ts.tolist()]
-    values = [float(v) for v in out_eq.tolist()]
-    body: WireDict
-    if meta.out_mode is OutMode.SHORT:
-        body = {"timestamps": stamps, "equities": values}
-    else:
-        pairs = zip(stamps, values, strict=True)
-        body = {"points": [{"timestamp": t, "equity": v} for t, v in pairs]}
-    body["meta"] = meta.to_wire()
-    return body
-
-
-def equity_curve_pointer(url: str, meta: EquityCurveMeta) -> WireDict:
-    """The pointer form used on sweep rows: ``url`` instead of points, ``meta`` still required.
-
-    >>> meta = EquityCurveMeta(3, 3, False, False, OutMode.ARRAY)
-    >>> sorted(equity_curve_pointer("/v1/x/runs/0/equityCurve", meta))
-    ['meta', 'url']
-    """
-    return {"url": url, "meta": meta.to_wire()}
+    stamps = tuple(int(t) for t in out_ts.tolist())
+    values = tuple(float(v) for v in out_eq.tolist())
+    return ShapedCurve(stamps, values, meta)

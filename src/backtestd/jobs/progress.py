@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
+from backtestd.domain.job_specs import JobResult
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.jobs import JobRepository
 
@@ -19,9 +19,9 @@ class JobFailed(Exception):
     """The job cannot produce a result; the message is its ``statusDetail`` and ``results``
     is stored as its (partial) result."""
 
-    def __init__(self, message: str, results: dict[str, Any] | None = None) -> None:
+    def __init__(self, message: str, results: JobResult | None = None) -> None:
         super().__init__(message)
-        self.results = results or {}
+        self.results = results
 
 
 class JobProgress:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from backtestd.datasets.csv_numbers import warm_up as warm_up_csv_parser
+from backtestd.domain.job_specs import JobResult
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.engine.kernel import warm_up as warm_up_kernels
 from backtestd.errors import ServiceUnavailable
@@ -24,7 +24,7 @@ from backtestd.storage.db.repositories.jobs import JobRepository
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[WorkerContext, JobRecord, JobProgress], dict[str, Any]]
+Handler = Callable[[WorkerContext, JobRecord, JobProgress], JobResult]
 HANDLERS: dict[JobKind, Handler] = {
     JobKind.PREPARE: run_prepare,
     JobKind.EXECUTE: run_execute,
@@ -75,7 +75,7 @@ def process_job(ctx: WorkerContext, job_id: str) -> str:
         started = repo.mark_started(job_id, ctx.clock())
     try:
         if not started:
-            return _finish(ctx, job_id, JobStatus.ABORTED, "cancelled before it started", {})
+            return _finish(ctx, job_id, JobStatus.ABORTED, "cancelled before it started", None)
         return _run(ctx, job)
     finally:
         finish_sweep_if_done(ctx, job)
@@ -88,7 +88,7 @@ def _run(ctx: WorkerContext, job: JobRecord) -> str:
         result = HANDLERS[job.kind](ctx, job, progress)
         return _finish(ctx, job_id, JobStatus.COMPLETED, None, result)
     except JobCancelled:
-        return _finish(ctx, job_id, JobStatus.ABORTED, "cancelled on request", {})
+        return _finish(ctx, job_id, JobStatus.ABORTED, "cancelled on request", None)
     except JobFailed as exc:
         return _finish(ctx, job_id, JobStatus.FAILED, str(exc), exc.results)
     except ServiceUnavailable:
@@ -99,7 +99,7 @@ def _run(ctx: WorkerContext, job: JobRecord) -> str:
         raise
     except Exception as exc:
         log.exception("job %s failed", job_id)
-        return _finish(ctx, job_id, JobStatus.FAILED, f"internal error: {exc}", {})
+        return _finish(ctx, job_id, JobStatus.FAILED, f"internal error: {exc}", None)
 
 
 def _finish(
@@ -107,7 +107,7 @@ def _finish(
     job_id: str,
     status: JobStatus,
     detail: str | None,
-    result: dict[str, Any],
+    result: JobResult | None,
 ) -> str:
     with ctx.database.unit_of_work() as uow:
         repo = JobRepository(uow.session)

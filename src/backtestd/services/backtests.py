@@ -11,7 +11,6 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from backtestd.domain.accounts import Principal
 from backtestd.domain.backtests import (
@@ -22,9 +21,10 @@ from backtestd.domain.backtests import (
     PrepareSpec,
     StorageLimit,
 )
-from backtestd.domain.canonical import content_id, normalise
+from backtestd.domain.canonical import content_id
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.domain.marketdata import DataType, Instrument
+from backtestd.domain.serial import to_stored
 from backtestd.engine.cadence import resolve_cadence, source_width
 from backtestd.engine.prepare import parse_range_bound
 from backtestd.errors import (
@@ -36,9 +36,10 @@ from backtestd.errors import (
 )
 from backtestd.jobs.executors.base import JobExecutor
 from backtestd.marketdata.catalogue import Catalogue
+from backtestd.services.admission import Admission, NewJob
 from backtestd.services.dataset_prepare import DatasetPrepare, dataset_prepare_spec
 from backtestd.settings import Settings
-from backtestd.storage.db.engine import Database
+from backtestd.storage.db.engine import Database, UnitOfWork
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
@@ -87,6 +88,7 @@ class BacktestService:
         self._catalogue = catalogue
         self._clock = clock
         self.executor: JobExecutor | None = None
+        self.admission = Admission(settings, self.require_executor, clock)
 
     # -- prepare ------------------------------------------------------------------------
 
@@ -119,14 +121,15 @@ class BacktestService:
         cadence, cadence_ms = self._cadence(
             principal, data_type, request.cadence, exchange_id, instrument
         )
-        spec = PrepareSpec(exchange_id, data_type, instrument, start, end, cadence, cadence_ms)
+        spec = PrepareSpec(
+            exchange_id, DataType(data_type), instrument, start, end, cadence, cadence_ms
+        )
         return self._submit_prepare(principal, spec), cadence
 
     def _submit_prepare(self, principal: Principal, spec: PrepareSpec) -> str:
-        stored = spec.to_json()
-        job_id = content_id("prepare", principal.user_id, stored)
+        job_id = content_id("prepare", principal.user_id, to_stored(spec))
         return self._submit(
-            principal, JobKind.PREPARE, spec.exchange, spec.data_type, stored, job_id
+            principal, NewJob(job_id, JobKind.PREPARE, spec.exchange, spec.data_type, spec)
         )
 
     def prepare_state(
@@ -149,7 +152,7 @@ class BacktestService:
         equity = request.equity_curve or EquityCurveOptions()
         try:
             base.check()
-            base.single_fee_wire()  # execute takes one received-leg fee rate
+            base.check_single_fee()
             equity.check()
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
@@ -188,7 +191,7 @@ class BacktestService:
             cap = self._settings.tiers[principal.tier].max_total_storage_bytes
             spec = replace(spec, storage_limit=StorageLimit(principal.tier, cap))
         return self._submit(
-            principal, JobKind.EXECUTE, exchange_id, data_type, spec.to_json(), job_id
+            principal, NewJob(job_id, JobKind.EXECUTE, exchange_id, data_type, spec)
         )
 
     def execute_state(
@@ -215,11 +218,7 @@ class BacktestService:
         with self._database.unit_of_work() as uow:
             unfinished = JobRepository(uow.session).unfinished()
         runnable = [job for job in unfinished if job.kind is not JobKind.SWEEP]
-        ranks: dict[tuple[str, JobKind], int] = {}
-        for job in runnable:
-            rank = ranks.get((job.user_id, job.kind), 0)
-            ranks[(job.user_id, job.kind)] = rank + 1
-            self.require_executor().submit(job.job_id, priority=-rank)
+        self.admission.requeue(runnable)
         return len(runnable)
 
     def recover_lost(self, min_age: timedelta) -> int:
@@ -242,77 +241,22 @@ class BacktestService:
             for job in unfinished
             if job.kind is not JobKind.SWEEP and job.created_at < cutoff and job.job_id not in held
         ]
-        for job in lost:
-            executor.submit(job.job_id)
+        self.admission.requeue(lost)
         return len(lost)
 
     # -- helpers ------------------------------------------------------------------------
 
-    def _submit(
-        self,
-        principal: Principal,
-        kind: JobKind,
-        exchange_id: str,
-        data_type: str,
-        spec: dict[str, Any],
-        job_id: str,
-    ) -> str:
-        executor = self.require_executor()
-        with self._database.unit_of_work() as uow:
-            repo = JobRepository(uow.session)
-            if repo.get(job_id) is not None:
-                return job_id
-            repo.lock_admission()  # count-then-insert, one admission at a time
-            self._check_limits(repo, principal, kind, exchange_id)
-            # Fair share: the user's n-th waiting job of a kind queues behind every other
-            # user's (n-1)-th, so a burst from one user cannot starve the others.
-            priority = -repo.count_active(kind, principal.user_id)
-            if "storageLimit" in spec:
-                self._check_storage_room(
-                    UsageRepository(uow.session),
-                    principal,
-                    spec["storageLimit"]["maxTotalStorageBytes"],
-                )
-            record = JobRecord(
-                job_id=job_id,
-                user_id=principal.user_id,
-                kind=kind,
-                exchange_id=exchange_id,
-                data_type=data_type,
-                spec=normalise(spec),
-                status=JobStatus.NEW,
-                created_at=self._clock(),
-            )
-            if repo.add(record):
-                uow.after_commit(lambda: executor.submit(job_id, priority=priority))
-        return job_id
+    def _submit(self, principal: Principal, job: NewJob) -> str:
+        spec = job.spec
+        limit = spec.storage_limit if isinstance(spec, ExecuteSpec) else None
 
-    def _check_limits(
-        self, repo: JobRepository, principal: Principal, kind: JobKind, exchange_id: str
-    ) -> None:
-        """Queue capacity always; per-user caps on executes, and on prepares of managed
-        exchanges (the description exempts ``user`` prepares)."""
-        if repo.count_all_active() >= self._settings.max_queued_jobs:
-            raise LimitExceeded(
-                f"the job queue is full ({self._settings.max_queued_jobs} jobs waiting or "
-                "running); retry later",
-                reason="QUEUE_FULL",
-            )
-        if kind is JobKind.EXECUTE:
-            limit = self._settings.tiers[principal.tier].max_execute
-            if repo.count_active((JobKind.EXECUTE, JobKind.SWEEP), principal.user_id) >= limit:
-                raise LimitExceeded(
-                    f"at most {limit} concurrent executions and sweeps are allowed on the "
-                    f"{principal.tier} tier; wait for one to finish or cancel one",
-                    reason="CONCURRENCY_LIMIT",
-                )
-        elif exchange_id != "user":
-            limit = self._settings.max_active_prepares_per_user
-            if repo.count_active(JobKind.PREPARE, principal.user_id) >= limit:
-                raise LimitExceeded(
-                    f"at most {limit} prepares may be queued or running per user; wait for "
-                    "one to finish"
-                )
+        def check_storage(uow: UnitOfWork) -> None:
+            if limit is not None:
+                usage = UsageRepository(uow.session)
+                self._check_storage_room(usage, principal, limit.max_total_storage_bytes)
+
+        with self._database.unit_of_work() as uow:
+            return self.admission.admit(uow, principal, job, check=check_storage).job_id
 
     def _check_range_days(self, principal: Principal, start: datetime, end: datetime) -> None:
         """``maxRangeDays`` bounds every backtest range, managed exchanges included.

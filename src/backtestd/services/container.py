@@ -99,7 +99,7 @@ def build_services(settings: Settings) -> Services:
     signed_urls = SignedUrls(objects, secret, settings.resolved_public_base_url)
     upload_links = UploadLinks(secret, settings.resolved_public_base_url)
     datasets = DatasetService(
-        settings, database, objects, upload_links, signed_urls, backtests.require_executor
+        settings, database, objects, upload_links, signed_urls, backtests.admission
     )
     return Services(
         settings=settings,

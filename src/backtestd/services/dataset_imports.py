@@ -7,21 +7,22 @@ on-chain sources this deployment does not have, and says so (400).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any
 
 from backtestd.domain.accounts import Principal
 from backtestd.domain.canonical import content_id
 from backtestd.domain.datasets import (
     Dataset,
+    DatasetImportSpec,
+    DatasetLimits,
     DatasetSession,
     DatasetStatus,
     DatasetType,
     SessionKind,
     SessionStatus,
 )
-from backtestd.domain.jobs import JobKind
+from backtestd.domain.marketdata import DataKind
 from backtestd.engine.cadence import CADENCE_MS, TICKER_CADENCES
 from backtestd.engine.prepare import parse_range_bound
 from backtestd.errors import InvalidInput, NotFound, PlanRequired
@@ -43,7 +44,7 @@ class ImportRequest:
     cadence: str | None
     exchange: str | None
     segment: str
-    data_type: str
+    data_kind: DataKind
 
 
 class DatasetImports:
@@ -55,7 +56,7 @@ class DatasetImports:
         """Queue an import; returns ``(datasetId, importId, jobId)``."""
         service = self._datasets
         DatasetService.check_name(request.name)
-        spec = self._spec(principal, request)
+        fetch = self._fetch(principal, request)
         now = service.clock()
         dataset = Dataset(
             dataset_id=new_id("ds"),
@@ -67,9 +68,8 @@ class DatasetImports:
             created_at=now,
         )
         import_id = new_id("imp")
-        job_id = content_id("import", principal.user_id, {"importId": import_id})
-        spec.update({"datasetId": dataset.dataset_id, "importId": import_id})
-        executor = service.executor()
+        job_id = content_id("import", principal.user_id, import_id)
+        spec = replace(fetch, dataset_id=dataset.dataset_id, import_id=import_id)
         with service.database.unit_of_work() as uow:
             service.reserve(uow, principal, dataset)
             session = DatasetSession(
@@ -83,14 +83,15 @@ class DatasetImports:
                 updated_at=now,
                 job_id=job_id,
             )
-            DatasetRepository(uow.session).add_session(session, spec)
-            service.submit_job(uow, executor, principal, JobKind.DATASET_IMPORT, job_id, spec)
+            DatasetRepository(uow.session).add_session(session)
+            service.submit_job(uow, principal, job_id, spec)
         return dataset.dataset_id, import_id, job_id
 
     def state(self, principal: Principal, dataset_id: str, import_id: str) -> UploadState:
         return self._datasets.session_state(principal, dataset_id, import_id, SessionKind.IMPORT)
 
-    def _spec(self, principal: Principal, request: ImportRequest) -> dict[str, Any]:
+    def _fetch(self, principal: Principal, request: ImportRequest) -> DatasetImportSpec:
+        """What the import reads and under which limits (dataset and import ids still blank)."""
         if request.type == "dex":
             raise InvalidInput(
                 "type 'dex' imports read on-chain pools, and this deployment has no on-chain "
@@ -126,20 +127,20 @@ class DatasetImports:
                 upgrade_url=self._datasets.settings.upgrade_url,
             )
         start, end = self._range(principal, request)
-        spec: dict[str, Any] = {
-            "exchange": request.exchange,
-            "instrument": instrument.symbol,
-            "dataType": request.data_type,
-            "from": start.isoformat(),
-            "to": end.isoformat(),
-            "tier": principal.tier,
-        }
-        spec["maxDatasetBytes"] = limits.max_dataset_bytes
-        spec["maxTotalStorageBytes"] = limits.max_total_storage_bytes
-        if request.cadence:
-            spec["cadence"] = request.cadence
-            spec["cadenceMs"] = IMPORT_CADENCES[request.cadence]
-        return spec
+        return DatasetImportSpec(
+            dataset_id="",
+            import_id="",
+            exchange=request.exchange,
+            instrument=instrument.symbol,
+            data_kind=request.data_kind,
+            start=start,
+            end=end,
+            limits=DatasetLimits(
+                principal.tier, limits.max_dataset_bytes, limits.max_total_storage_bytes
+            ),
+            cadence=request.cadence,
+            cadence_ms=IMPORT_CADENCES[request.cadence] if request.cadence else None,
+        )
 
     def _range(self, principal: Principal, request: ImportRequest) -> tuple[datetime, datetime]:
         settings = self._datasets.settings

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from backtestd.domain.accounts import Principal
-from backtestd.domain.backtests import PrepareSpec
+from backtestd.domain.backtests import DatasetVersionRef, PrepareSpec
 from backtestd.domain.datasets import RT_CADENCE, DatasetVersion, SessionStatus
+from backtestd.domain.marketdata import DataType
 from backtestd.engine.cadence import CADENCE_MS, DEFAULT_CADENCE
 from backtestd.engine.prepare import parse_range_bound
 from backtestd.errors import InvalidInput, NotFound
@@ -71,14 +72,13 @@ def dataset_prepare_spec(
     cadence, cadence_ms = _cadence(settings, principal, data_type, version, request.cadence)
     return PrepareSpec(
         exchange="user",
-        data_type=data_type,
+        data_type=DataType(data_type),
         instrument=instrument,
         start=start,
         end=end,
         cadence=cadence,
         cadence_ms=cadence_ms,
-        dataset_id=version.dataset_id,
-        dataset_version_id=version.version_id,
+        dataset=DatasetVersionRef(version.dataset_id, version.version_id),
     )
 
 

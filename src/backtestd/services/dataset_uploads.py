@@ -13,8 +13,13 @@ from typing import Any
 
 from backtestd.domain.accounts import Principal
 from backtestd.domain.canonical import content_id
-from backtestd.domain.datasets import DatasetSession, SessionKind, SessionStatus
-from backtestd.domain.jobs import JobKind
+from backtestd.domain.datasets import (
+    DatasetIngestSpec,
+    DatasetLimits,
+    DatasetSession,
+    SessionKind,
+    SessionStatus,
+)
 from backtestd.errors import Conflict, InvalidInput, NotFound, StorageQuotaExceeded
 from backtestd.services.datasets import DatasetService, UploadState, UploadTarget, too_large
 from backtestd.services.upload_links import UploadLinks
@@ -89,7 +94,6 @@ class DatasetUploads:
     def finalize(self, principal: Principal, dataset_id: str, upload_id: str) -> str:
         """Queue the ingest of an uploaded file; the same job id while it has not produced a
         version, 409 once it has."""
-        executor = self._datasets.executor()
         with self._datasets.database.unit_of_work() as uow:
             repo = DatasetRepository(uow.session)
             self._datasets.owned(repo, principal, dataset_id)
@@ -115,16 +119,15 @@ class DatasetUploads:
                     f"{limits.max_total_storage_bytes:,} bytes are used, so no new version can "
                     "be stored; delete datasets or strategies you no longer need"
                 )
-            spec = {
-                "datasetId": dataset_id,
-                "uploadId": upload_id,
-                "tier": principal.tier,
-                "maxDatasetBytes": limits.max_dataset_bytes,
-                "maxTotalStorageBytes": limits.max_total_storage_bytes,
-            }
-            job_id = content_id("ingest", principal.user_id, {"uploadId": upload_id})
-            kind = JobKind.DATASET_INGEST
-            self._datasets.submit_job(uow, executor, principal, kind, job_id, spec)
+            spec = DatasetIngestSpec(
+                dataset_id,
+                upload_id,
+                DatasetLimits(
+                    principal.tier, limits.max_dataset_bytes, limits.max_total_storage_bytes
+                ),
+            )
+            job_id = content_id("ingest", principal.user_id, upload_id)
+            self._datasets.submit_job(uow, principal, job_id, spec)
             repo.save_session(
                 replace(
                     session,

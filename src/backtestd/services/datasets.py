@@ -13,11 +13,12 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from backtestd.domain.accounts import Principal
 from backtestd.domain.datasets import (
     Dataset,
+    DatasetImportSpec,
+    DatasetIngestSpec,
     DatasetSession,
     DatasetStatus,
     DatasetType,
@@ -25,7 +26,8 @@ from backtestd.domain.datasets import (
     SessionKind,
     SessionStatus,
 )
-from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.domain.jobs import JobStatus
+from backtestd.domain.marketdata import DataType
 from backtestd.errors import (
     Conflict,
     InvalidInput,
@@ -33,7 +35,8 @@ from backtestd.errors import (
     NotFound,
     PayloadTooLarge,
 )
-from backtestd.jobs.executors.base import JobExecutor
+from backtestd.services.admission import USER_EXCHANGE as USER
+from backtestd.services.admission import Admission, NewJob
 from backtestd.services.signed_urls import SignedUrls
 from backtestd.services.upload_links import UploadLinks
 from backtestd.settings import Settings
@@ -95,7 +98,7 @@ class DatasetService:
         objects: ObjectStore,
         upload_links: UploadLinks,
         signed_urls: SignedUrls,
-        executor: Callable[[], JobExecutor],
+        admission: Admission,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.settings = settings
@@ -103,7 +106,7 @@ class DatasetService:
         self._objects = objects
         self._links = upload_links
         self._signed = signed_urls
-        self.executor = executor
+        self.admission = admission
         self.clock = clock
 
     # -- datasets ------------------------------------------------------------------------
@@ -232,33 +235,17 @@ class DatasetService:
     def submit_job(
         self,
         uow: UnitOfWork,
-        executor: JobExecutor,
         principal: Principal,
-        kind: JobKind,
         job_id: str,
-        spec: dict[str, Any],
+        spec: DatasetIngestSpec | DatasetImportSpec,
     ) -> None:
-        """Add the job row in this transaction; the executor gets it after the commit."""
-        jobs = JobRepository(uow.session)
-        if jobs.count_all_active() >= self.settings.max_queued_jobs:
-            raise LimitExceeded(
-                f"the job queue is full ({self.settings.max_queued_jobs} jobs waiting or "
-                "running); retry later",
-                reason="QUEUE_FULL",
-            )
-        record = JobRecord(
-            job_id=job_id,
-            user_id=principal.user_id,
-            kind=kind,
-            exchange_id="user",
-            data_type="ticker",
-            spec=spec,
-            status=JobStatus.NEW,
-            created_at=self.clock(),
-        )
-        if jobs.add(record):
-            priority = -jobs.count_active(kind, principal.user_id)
-            uow.after_commit(lambda: executor.submit(job_id, priority=priority))
+        """Admit the job in this transaction (beside the session the caller writes); the
+        executor gets it after the commit. An import knows the data it fetches; an upload's
+        data is known only once ingested, so its job names none."""
+        data_type = ""
+        if isinstance(spec, DatasetImportSpec):
+            data_type = DataType.of_kind(spec.data_kind).value
+        self.admission.admit(uow, principal, NewJob(job_id, spec.kind, USER, data_type, spec))
 
     def _settled(self, uow: UnitOfWork, record: DatasetSession) -> DatasetSession:
         """An ingesting session whose job died without saying so (a crashed worker) reads as

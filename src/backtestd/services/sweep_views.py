@@ -13,14 +13,13 @@ from datetime import datetime
 
 import numpy as np
 
-from backtestd.domain.jobs import JobStatus
+from backtestd.domain.backtests import BaseConfig
+from backtestd.domain.equity import EquityCurveMeta, OutMode, ShapedCurve
+from backtestd.domain.jobs import JobRecord, JobStatus
 from backtestd.domain.sweeps import Objective, Sampler, SweepRow, SweepSpec, SweepStatus
-from backtestd.engine.equity_curve import (
-    OutMode,
-    build_equity_curve,
-    equity_curve_pointer,
-)
-from backtestd.services.job_views import job_state
+from backtestd.domain.timefmt import iso_z
+from backtestd.engine.equity_curve import build_equity_curve
+from backtestd.services.job_views import is_retryable
 from backtestd.services.sweeps import SweepView, Wire
 from backtestd.sweeps.plan import lattices
 from backtestd.sweeps.ranking import plateau_scores, rank_order, value_key, value_positions
@@ -30,6 +29,53 @@ from backtestd.sweeps.statistics import (
     deflated_sharpe_ratios,
     probability_of_overfitting,
 )
+
+
+def job_state(job: JobRecord, completed: int | None = None) -> Wire:
+    """Interim copy of the JobState wire (to move to api/schemas with the rest of this file)."""
+    return {
+        "contextId": f"jctx:{job.data_type}:{job.user_id}:{job.exchange_id}:{job.job_id}",
+        "status": job.status.value,
+        "statusDetail": job.status_detail,
+        "size": job.size,
+        "completed": job.completed if completed is None else completed,
+        "startTime": iso_z(job.start_time),
+        "endTime": iso_z(job.end_time),
+        "retryable": is_retryable(job),
+    }
+
+
+def _meta_wire(meta: EquityCurveMeta) -> Wire:
+    return {
+        "inputPointCount": meta.input_point_count,
+        "outputPointCount": meta.output_point_count,
+        "resampled": meta.resampled,
+        "differential": meta.differential,
+        "outMode": meta.out_mode.value,
+    }
+
+
+def _curve_wire(curve: ShapedCurve) -> Wire:
+    body: Wire
+    if curve.meta.out_mode is OutMode.SHORT:
+        body = {"timestamps": list(curve.timestamps), "equities": list(curve.equities)}
+    else:
+        pairs = zip(curve.timestamps, curve.equities, strict=True)
+        body = {"points": [{"timestamp": t, "equity": v} for t, v in pairs]}
+    body["meta"] = _meta_wire(curve.meta)
+    return body
+
+
+def _base_wire(base: BaseConfig) -> Wire:
+    out: Wire = {
+        "initialFunding": base.initial_funding,
+        "buyFeeRate": base.buy_fee_rate,
+        "sellFeeRate": base.sell_fee_rate,
+        "feeLeg": base.fee_leg,
+    }
+    if base.percent_amount_to_lock is not None:
+        out["percentAmountToLock"] = base.percent_amount_to_lock
+    return out
 
 
 def sweep_status(view: SweepView) -> SweepStatus:
@@ -142,7 +188,7 @@ def _result(
         "truncated": False,
         # Additive (docs/api-decisions.md): what a row needs to be re-run through execute.
         "strategyId": spec.strategy_id,
-        "baseConfig": spec.base_config,
+        "baseConfig": _base_wire(spec.base_config),
     }
     if not walk:
         _add_statistics(view, rows, body, finished=status is not SweepStatus.RUNNING)
@@ -150,7 +196,7 @@ def _result(
         for wire, row in zip(rows, view.rows, strict=True):
             meta = view.curve_metas.get(row.run_ix)
             if meta is not None:
-                wire["equityCurve"] = equity_curve_pointer(curve_url(view, row.run_ix), meta)
+                wire["equityCurve"] = {"url": curve_url(view, row.run_ix), "meta": _meta_wire(meta)}
     if order == "natural":
         body["ranking"] = "raw"
         body["leaderboard"] = rows
@@ -282,13 +328,14 @@ def _curve(
     prefs = spec.curves
     ts = np.asarray(row.curve["ts"], dtype=np.int64)
     eq = np.asarray(row.curve["eq"], dtype=np.float64)
-    return build_equity_curve(
+    shaped = build_equity_curve(
         ts,
         eq,
         resample_to=resample if resample is not None else prefs.resample,
         delta=differential if differential is not None else prefs.differential,
         out_mode=OutMode(out_mode if out_mode is not None else prefs.out_mode),
     )
+    return _curve_wire(shaped)
 
 
 def trial_curve(

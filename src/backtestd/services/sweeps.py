@@ -23,20 +23,23 @@ import numpy as np
 
 from backtestd.domain.accounts import Principal
 from backtestd.domain.backtests import BaseConfig
-from backtestd.domain.canonical import canonical_json, normalise
+from backtestd.domain.canonical import canonical_json
+from backtestd.domain.equity import EquityCurveMeta, OutMode
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.domain.serial import to_stored
 from backtestd.domain.sweeps import (
     CurveMode,
     CurvePrefs,
     Objective,
     Sampler,
     SweepRow,
+    SweepShardSpec,
     SweepSpec,
     WalkForward,
 )
-from backtestd.engine.equity_curve import EquityCurveMeta, OutMode, transform
-from backtestd.errors import InvalidInput, LimitExceeded, NotFound
-from backtestd.jobs.executors.base import JobExecutor
+from backtestd.engine.equity_curve import transform
+from backtestd.errors import InvalidInput, NotFound
+from backtestd.services.admission import NewJob
 from backtestd.services.backtests import RUNNABLE_TYPES, BacktestService
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
@@ -280,71 +283,18 @@ class SweepService:
         spec: SweepSpec,
         vectors: int,
     ) -> SweepAccepted:
-        executor = self.require_executor()
-        now = self._clock()
+        sweep = NewJob(sweep_id, JobKind.SWEEP, exchange_id, data_type, spec, vectors, runs=False)
+        shards = [
+            NewJob(f"{sweep_id}.{n}", JobKind.SWEEP_SHARD, exchange_id, data_type, shard)
+            for n, shard in enumerate(shard_specs(sweep_id, spec, vectors))
+        ]
         with self._database.unit_of_work() as uow:
-            repo = JobRepository(uow.session)
-            existing = repo.get(sweep_id)
-            if existing is not None:
-                return _accepted(SweepSpec.from_json(existing.spec), sweep_id, vectors, False)
-            repo.lock_admission()  # count-then-insert, one admission at a time
-            self._check_limits(repo, principal)
-            repo.add(
-                JobRecord(
-                    job_id=sweep_id,
-                    user_id=principal.user_id,
-                    kind=JobKind.SWEEP,
-                    exchange_id=exchange_id,
-                    data_type=data_type,
-                    spec=normalise(spec.to_json()),
-                    status=JobStatus.NEW,
-                    created_at=now,
-                    size=vectors,
-                )
-            )
-            shard_ids = []
-            for n, shard_spec in enumerate(shard_specs(sweep_id, spec, vectors)):
-                shard_id = f"{sweep_id}.{n}"
-                repo.add(
-                    JobRecord(
-                        job_id=shard_id,
-                        user_id=principal.user_id,
-                        kind=JobKind.SWEEP_SHARD,
-                        exchange_id=exchange_id,
-                        data_type=data_type,
-                        spec=shard_spec,
-                        status=JobStatus.NEW,
-                        created_at=now,
-                    )
-                )
-                shard_ids.append(shard_id)
-
-            def submit_shards() -> None:
-                for shard_id in shard_ids:
-                    executor.submit(shard_id)
-
-            uow.after_commit(submit_shards)
-        return _accepted(spec, sweep_id, vectors, True)
-
-    def _check_limits(self, repo: JobRepository, principal: Principal) -> None:
-        limit = self._settings.tiers[principal.tier].max_execute
-        if repo.count_active((JobKind.EXECUTE, JobKind.SWEEP), principal.user_id) >= limit:
-            raise LimitExceeded(
-                f"at most {limit} concurrent executions and sweeps are allowed on the "
-                f"{principal.tier} tier; wait for one to finish or cancel one",
-                reason="CONCURRENCY_LIMIT",
-            )
-        if repo.count_all_active() >= self._settings.max_queued_jobs:
-            raise LimitExceeded(
-                f"the job queue is full ({self._settings.max_queued_jobs} jobs waiting or "
-                "running); retry later",
-                reason="QUEUE_FULL",
-            )
-
-    def require_executor(self) -> JobExecutor:
-        if self._backtests.executor is None:
-            raise LimitExceeded("this process runs no job executor; start it with 'serve'")
-        return self._backtests.executor
+            admitted = self._backtests.admission.admit(uow, principal, sweep, shards)
+            if not admitted.created:
+                existing = JobRepository(uow.session).get(sweep_id)
+                if existing is not None:
+                    spec = existing.spec_as(SweepSpec)
+        return _accepted(spec, sweep_id, vectors, admitted.created)
 
     # -- read ---------------------------------------------------------------------------
 
@@ -368,13 +318,14 @@ class SweepService:
                 or job.user_id != principal.user_id
                 or job.exchange_id != exchange_id
                 or job.data_type != data_type
-                or job.spec.get("prepareJobId") != request_id
+                or not isinstance(job.spec, SweepSpec)
+                or job.spec.prepare_job_id != request_id
             ):
                 raise NotFound(
                     f"no sweep {sweep_id!r} of request {request_id!r} on /{exchange_id}/{data_type}"
                 )
             shards = repo.shards_of(sweep_id)
-            spec = SweepSpec.from_json(job.spec)
+            spec = job.spec_as(SweepSpec)
             sweep_rows = SweepRowRepository(uow.session)
             memo = self._memo(sweep_id)
             with memo.lock:
@@ -456,7 +407,7 @@ class SweepService:
             for shard in view.shards:
                 repo.request_cancel(shard.job_id, now)
             repo.request_cancel(sweep_id, now)
-            repo.finish(sweep_id, JobStatus.ABORTED, now, "cancelled on request", {})
+            repo.finish(sweep_id, JobStatus.ABORTED, now, "cancelled on request", None)
 
     def finish_orphans(self) -> int:
         """Sweeps whose shards all ended while no process was there to close them."""
@@ -471,7 +422,7 @@ class SweepService:
                     failed = [s for s in shards if s.status is JobStatus.FAILED]
                     status = JobStatus.FAILED if len(failed) == len(shards) else JobStatus.COMPLETED
                     repo.mark_started(job.job_id, self._clock())
-                    repo.finish(job.job_id, status, self._clock(), None, {})
+                    repo.finish(job.job_id, status, self._clock(), None, None)
                     closed += 1
         return closed
 
@@ -487,12 +438,12 @@ def _accepted(spec: SweepSpec, sweep_id: str, vectors: int, queued: bool) -> Swe
     return SweepAccepted(sweep_id, vectors, spec.shards, spec.seed, queued, walk)
 
 
-def shard_specs(sweep_id: str, spec: SweepSpec, vectors: int) -> list[dict[str, Any]]:
+def shard_specs(sweep_id: str, spec: SweepSpec, vectors: int) -> list[SweepShardSpec]:
     if spec.walk_forward is not None:
-        return [{"sweepId": sweep_id, "fold": f} for f in range(spec.walk_forward.folds)]
+        return [SweepShardSpec(sweep_id, fold=f) for f in range(spec.walk_forward.folds)]
     bounds = [k * vectors // spec.shards for k in range(spec.shards + 1)]
     return [
-        {"sweepId": sweep_id, "start": lo, "stop": hi}
+        SweepShardSpec(sweep_id, start=lo, stop=hi)
         for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
     ]
 
@@ -503,7 +454,7 @@ def sweep_id_for(
     request: SweepRequest,
     sampler: Sampler,
     axes: list[dict[str, Any]],
-    base: dict[str, Any],
+    base: BaseConfig,
 ) -> str:
     """Digest of the canonical request: defaults filled, numbers normalised, transforms out.
 
@@ -512,37 +463,32 @@ def sweep_id_for(
     """
     canonical: dict[str, Any] = {
         "user": user_id,
-        "requestId": request_id,
-        "strategyId": request.strategy_id,
+        "request_id": request_id,
+        "strategy_id": request.strategy_id,
         "axes": axes,
         "sampler": sampler.value,
         "objective": request.objective,
-        "baseConfig": base,
-        "storeSignals": request.store_signals,
+        "base_config": to_stored(base),
+        "store_signals": request.store_signals,
         "shards": request.shards,
-        "minTradeFloor": request.min_trade_floor,
-        "curveRetention": {
-            "mode": request.curves.mode.value,
-            "n": request.curves.n,
-            "maxPct": request.curves.max_pct,
-        },
+        "min_trade_floor": request.min_trade_floor,
+        "curve_retention": [request.curves.mode.value, request.curves.n, request.curves.max_pct],
     }
     if sampler is not Sampler.GRID:
         canonical["samples"] = request.samples
         if request.seed is not None:
             canonical["seed"] = request.seed
     if request.walk_forward is not None:
-        canonical["walkForward"] = list(request.walk_forward)
+        canonical["walk_forward"] = list(request.walk_forward)
     digest = hashlib.blake2b(canonical_json(canonical).encode("utf-8"), digest_size=8)
     return "swp_" + digest.hexdigest()
 
 
-def sweep_base_config(base: BaseConfig) -> dict[str, Any]:
-    """The sweep's portfolio settings with every default filled (so omission equals default);
-    unlike execute, sweeps take split fee rates and any fee leg."""
+def sweep_base_config(base: BaseConfig) -> BaseConfig:
+    """The sweep's portfolio settings, checked: every default is already filled (so omission
+    equals the default); unlike execute, sweeps take split fee rates and any fee leg."""
     try:
         base.check()
     except ValueError as exc:
         raise InvalidInput(str(exc)) from exc
-    normalised: dict[str, Any] = normalise(base.full_wire())
-    return normalised
+    return base

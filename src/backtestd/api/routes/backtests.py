@@ -11,8 +11,10 @@ from backtestd.api.deps import BacktestsExecute, BacktestsRead, BacktestsWrite, 
 from backtestd.api.schemas.backtests import (
     AcceptedJob,
     BacktestJobResult,
+    BacktestJobState,
     CancelBacktestResponse,
     ExecuteBacktestBody,
+    ExecuteResults,
     PrepareAccepted,
     PrepareJobState,
     PrepareRequest,
@@ -71,7 +73,7 @@ def prepare_state(
     exchangeId: str, type: str, jobId: str, principal: BacktestsRead, services: ServicesDep
 ) -> PrepareJobState:
     job = services.backtests.prepare_state(principal, exchangeId, type, jobId)
-    return PrepareJobState.model_validate(job_views.prepare_state(job))
+    return PrepareJobState.of(job)
 
 
 @router.post(
@@ -121,8 +123,10 @@ def execute_result(
     job = services.backtests.execute_state(principal, exchangeId, type, jobId)
     if not job.status.terminal:
         return JSONResponse({}, status_code=202)
-    results = job_views.execute_results(job, services.signed_urls.url_for)
-    return BacktestJobResult.model_validate({"results": results, "state": job_views.job_state(job)})
+    result = job_views.execute_result(job)
+    key = result.signals.key if result.signals else None
+    url = services.signed_urls.url_for(key) if key else None
+    return BacktestJobResult(results=ExecuteResults.of(result, url), state=BacktestJobState.of(job))
 
 
 @router.delete(

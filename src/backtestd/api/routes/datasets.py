@@ -32,6 +32,7 @@ from backtestd.api.schemas.datasets import (
     FinalizeAccepted,
 )
 from backtestd.domain.datasets import DatasetStatus, DatasetVersion, SessionStatus
+from backtestd.domain.marketdata import DataKind
 from backtestd.domain.timefmt import iso_z
 from backtestd.services.dataset_imports import ImportRequest
 from backtestd.services.datasets import DatasetView, UploadState, UploadTarget
@@ -167,7 +168,7 @@ def create_import(
         cadence=body.cadence,
         exchange=body.cex.exchange if body.cex else None,
         segment=body.cex.segment if body.cex else "spot",
-        data_type=body.cex.dataType if body.cex else "ticker",
+        data_kind=DataKind.parse(body.cex.dataType if body.cex else "ticker"),
     )
     dataset_id, import_id, job_id = services.dataset_imports.create(principal, request)
     return DatasetImportCreated(

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, Self
 
 from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from backtestd.api.schemas.common import WireModel
-from backtestd.domain import backtests
+from backtestd.domain import backtest_results, backtests, equity
+from backtestd.domain.backtest_results import ExecuteResult, PrepareOutcome
+from backtestd.domain.backtests import PrepareSpec
+from backtestd.domain.equity import OutMode
+from backtestd.domain.jobs import JobRecord
+from backtestd.domain.timefmt import iso_z
+from backtestd.services.job_views import is_retryable
 
 ParamValue = StrictBool | StrictInt | StrictFloat | StrictStr
+NOTICE_LEVEL = "WARN"
+NOTICE_CODE = "engine.notice"
 
 
 class PrepareRequest(WireModel):
@@ -38,7 +46,7 @@ class EquityCurveOptions(WireModel):
     def to_domain(self) -> backtests.EquityCurveOptions:
         """The options in effect (absent ones at their defaults); the service checks them."""
         return backtests.EquityCurveOptions(
-            self.resample, bool(self.differential), self.outMode or "ARRAY"
+            self.resample, bool(self.differential), OutMode(self.outMode or "ARRAY")
         )
 
 
@@ -76,9 +84,13 @@ class HourWithoutData(WireModel):
     expected: int
     rationale: Literal["low_activity", "pending_conversion", "unknown"]
 
+    @classmethod
+    def of(cls, gap: backtest_results.HourWithoutData) -> Self:
+        return cls(hour=iso_z(gap.hour) or "", expected=gap.expected, rationale=gap.rationale)
+
 
 class BacktestJobState(WireModel):
-    """``state`` of a prepare or execute job (JobState)."""
+    """``state`` of a prepare, execute or sweep job (JobState)."""
 
     contextId: str
     status: Literal["New", "Started", "Completed", "Failed", "Aborted"]
@@ -88,6 +100,28 @@ class BacktestJobState(WireModel):
     startTime: str | None
     endTime: str | None
     retryable: bool | None = None
+
+    @classmethod
+    def fields_of(cls, job: JobRecord, completed: int | None = None) -> dict[str, Any]:
+        """``completed`` overrides the row's counter where the caller counts better (a sweep
+        counts its stored rows, which its shards write, not its own job row)."""
+        spec = job.spec
+        instrument = spec.instrument.lower() if isinstance(spec, PrepareSpec) else ""
+        return {
+            "contextId": f"jctx:{job.data_type}:{job.user_id}:{job.exchange_id}:{job.job_id}"
+            + (f":{instrument}" if instrument else ""),
+            "status": job.status.value,
+            "statusDetail": job.status_detail,
+            "size": job.size,
+            "completed": job.completed if completed is None else completed,
+            "startTime": iso_z(job.start_time),
+            "endTime": iso_z(job.end_time),
+            "retryable": is_retryable(job),
+        }
+
+    @classmethod
+    def of(cls, job: JobRecord, completed: int | None = None) -> Self:
+        return cls(**cls.fields_of(job, completed))
 
 
 class PrepareJobState(BacktestJobState):
@@ -103,6 +137,36 @@ class PrepareJobState(BacktestJobState):
     cadence: str | None = None  # user prepares only, with gaps and largestGapSteps
     gaps: int | None = None
     largestGapSteps: int | None = None
+
+    @classmethod
+    def of(cls, job: JobRecord, completed: int | None = None) -> Self:
+        """The state, and once the prepare ended its report (``dataFrom``/``dataTo`` always,
+        null when no row was found; the rest as the prepare's source reports them)."""
+        fields = cls.fields_of(job, completed)
+        if job.status.terminal:
+            found = job.result_as(PrepareOutcome) or PrepareOutcome()
+            fields["dataFrom"] = iso_z(found.data_from)
+            fields["dataTo"] = iso_z(found.data_to)
+            gaps = found.hours_without_data
+            report = {
+                "coverageRatio": found.coverage_ratio,
+                "totalHours": found.total_hours,
+                "hoursWithData": found.hours_with_data,
+                "closedHours": found.closed_hours,
+                "hoursWithoutData": None
+                if gaps is None
+                else [
+                    HourWithoutData(
+                        hour=iso_z(g.hour) or "", expected=g.expected, rationale=g.rationale
+                    )
+                    for g in gaps
+                ],
+                "cadence": found.cadence,
+                "gaps": found.gaps,
+                "largestGapSteps": found.largest_gap_steps,
+            }
+            fields.update({name: value for name, value in report.items() if value is not None})
+        return cls(**fields)
 
 
 class CancelBacktestResponse(WireModel):
@@ -122,6 +186,16 @@ class EquityCurveMeta(WireModel):
     differential: bool
     outMode: Literal["ARRAY", "SHORT"]
 
+    @classmethod
+    def of(cls, meta: equity.EquityCurveMeta) -> Self:
+        return cls(
+            inputPointCount=meta.input_point_count,
+            outputPointCount=meta.output_point_count,
+            resampled=meta.resampled,
+            differential=meta.differential,
+            outMode=meta.out_mode.value,
+        )
+
 
 class EquityCurveResult(WireModel):
     """``points`` (``ARRAY``) or ``timestamps`` + ``equities`` (``SHORT``), always ``meta``."""
@@ -130,6 +204,17 @@ class EquityCurveResult(WireModel):
     points: list[EquityPoint] | None = None
     timestamps: list[int] | None = None
     equities: list[float] | None = None
+
+    @classmethod
+    def of(cls, curve: equity.ShapedCurve) -> Self:
+        meta = EquityCurveMeta.of(curve.meta)
+        if curve.meta.out_mode is equity.OutMode.SHORT:
+            return cls(meta=meta, timestamps=list(curve.timestamps), equities=list(curve.equities))
+        points = [
+            EquityPoint(timestamp=t, equity=v)
+            for t, v in zip(curve.timestamps, curve.equities, strict=True)
+        ]
+        return cls(meta=meta, points=points)
 
 
 class ExecuteNotice(WireModel):
@@ -166,6 +251,56 @@ class ExecuteResults(WireModel):
     signalsUpload: Literal["Done", "Failed", "Skipped"] | None = None
     signalsUploadReason: str | None = None
     signalsUploadedAt: str | None = None
+
+    @classmethod
+    def of(cls, result: ExecuteResult, signals_url: str | None) -> Self:
+        """The results a client reads: metrics only after a trade, the signals' stored key
+        replaced by its signed link."""
+        fields: dict[str, Any] = {
+            "hostName": result.host_name,
+            "iops": result.iops,
+            "strategyId": result.strategy_context,
+            "instrument": result.instrument,
+        }
+        if result.params:
+            fields["params"] = dict(result.params)
+        metrics = result.metrics
+        if metrics is not None and metrics.total_trades:
+            fields.update(
+                pnlTotal=metrics.pnl_total,
+                pnlTotalPercent=metrics.pnl_total_percent,
+                totalTrades=metrics.total_trades,
+                winRate=metrics.win_rate,
+                sharpeRatio=metrics.sharpe_ratio,
+                sortinoRatio=metrics.sortino_ratio,
+                cagr=metrics.cagr,
+                maxDrawdown=metrics.max_drawdown,
+                maxDrawdownPercent=metrics.max_drawdown_percent,
+            )
+        if result.equity_curve is not None:
+            fields["equityCurve"] = EquityCurveResult.of(result.equity_curve)
+        if result.notices:
+            fields["notices"] = [
+                ExecuteNotice(
+                    level=NOTICE_LEVEL, code=NOTICE_CODE, message=text, provenance="execute"
+                )
+                for text in result.notices
+            ]
+        if result.notices_truncated is not None:
+            fields["noticesTruncated"] = result.notices_truncated
+        signals = result.signals
+        if signals is not None:
+            fields["signalCount"] = signals.count
+            if signals.signals_id is not None:
+                fields["signalsId"] = signals.signals_id
+            if signals_url:
+                fields["signalsUrl"] = signals_url
+            fields["signalsUpload"] = signals.upload
+            if signals.reason is not None:
+                fields["signalsUploadReason"] = signals.reason
+            if signals.uploaded_at is not None:
+                fields["signalsUploadedAt"] = signals.uploaded_at
+        return cls(**fields)
 
 
 class BacktestJobResult(WireModel):

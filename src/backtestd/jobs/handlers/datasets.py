@@ -10,22 +10,25 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from backtestd.datasets.ingest import IngestError, IngestResult, build_version, ingest_upload
 from backtestd.domain.datasets import (
+    DatasetImportSpec,
+    DatasetIngestSpec,
     DatasetStatus,
     DatasetType,
     DatasetVersion,
     SessionStatus,
+    VersionOutcome,
 )
 from backtestd.domain.jobs import JobRecord
-from backtestd.domain.marketdata import DataKind, Instrument, hour_start, hours_between
+from backtestd.domain.marketdata import DataKind, DataType, Instrument, hour_start, hours_between
 from backtestd.domain.quotas import storage_overflow
+from backtestd.domain.timefmt import iso_z
 from backtestd.engine.prepare import aggregate_klines
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.progress import JobFailed, JobProgress
@@ -49,9 +52,12 @@ def _work_dir(ctx: WorkerContext) -> Path:
     return root
 
 
+DatasetJobSpec = DatasetIngestSpec | DatasetImportSpec
+
+
 def fail(ctx: WorkerContext, job: JobRecord, message: str) -> JobFailed:
     """Mark the session and the dataset failed (current version untouched); the error to raise."""
-    spec = job.spec
+    spec = _spec(job)
     now = ctx.clock()
     with ctx.database.unit_of_work() as uow:
         repo = DatasetRepository(uow.session)
@@ -60,27 +66,34 @@ def fail(ctx: WorkerContext, job: JobRecord, message: str) -> JobFailed:
             repo.save_session(
                 replace(found[0], status=SessionStatus.FAILED, error=message, updated_at=now)
             )
-        dataset = repo.of(job.user_id, spec["datasetId"], include_deleted=True)
+        dataset = repo.of(job.user_id, spec.dataset_id, include_deleted=True)
         if dataset is not None:
             repo.save(replace(dataset, status=DatasetStatus.FAILED, error=message))
     return JobFailed(message)
 
 
-def _session_id(spec: dict[str, Any]) -> str:
-    return str(spec.get("uploadId") or spec["importId"])
-
-
-def publish(ctx: WorkerContext, job: JobRecord, result: IngestResult) -> dict[str, Any]:
+def _spec(job: JobRecord) -> DatasetJobSpec:
     spec = job.spec
-    cap = int(spec["maxDatasetBytes"])
+    if not isinstance(spec, DatasetIngestSpec | DatasetImportSpec):
+        raise TypeError(f"job {job.job_id} is not a dataset job")
+    return spec
+
+
+def _session_id(spec: DatasetJobSpec) -> str:
+    return spec.upload_id if isinstance(spec, DatasetIngestSpec) else spec.import_id
+
+
+def publish(ctx: WorkerContext, job: JobRecord, result: IngestResult) -> VersionOutcome:
+    spec = _spec(job)
+    cap = spec.limits.max_dataset_bytes
     if result.bytes > cap:
         raise fail(
             ctx,
             job,
-            f"the stored version would be {result.bytes:,} bytes, over the {spec['tier']} "
+            f"the stored version would be {result.bytes:,} bytes, over the {spec.limits.tier} "
             f"tier's maxDatasetBytes of {cap:,}; upload a shorter range",
         )
-    dataset_id = spec["datasetId"]
+    dataset_id = spec.dataset_id
     version_id = f"dsv_{job.job_id}"
     key = dataset_version_key(job.user_id, dataset_id, version_id, result.data_format.value)
     ctx.objects.put_file(key, result.path)
@@ -104,14 +117,16 @@ def publish(ctx: WorkerContext, job: JobRecord, result: IngestResult) -> dict[st
     )
     try:
         with ctx.database.unit_of_work() as uow:
-            _commit_version(uow, job, version, int(spec["maxTotalStorageBytes"]))
+            _commit_version(uow, job, spec, version)
     except _Refused as exc:
         ctx.objects.delete(key)
         raise fail(ctx, job, str(exc)) from None
-    return {"datasetId": dataset_id, "versionId": version_id, "rows": result.rows}
+    return VersionOutcome(dataset_id, version_id, result.rows)
 
 
-def _commit_version(uow: UnitOfWork, job: JobRecord, version: DatasetVersion, cap: int) -> None:
+def _commit_version(
+    uow: UnitOfWork, job: JobRecord, spec: DatasetJobSpec, version: DatasetVersion
+) -> None:
     repo = DatasetRepository(uow.session)
     usage = UsageRepository(uow.session)
     usage.lock_user(job.user_id)
@@ -122,7 +137,11 @@ def _commit_version(uow: UnitOfWork, job: JobRecord, version: DatasetVersion, ca
         stored = repo.version_bytes(version.dataset_id) + version.bytes
         usage.record(version.dataset_id, job.user_id, "dataset", stored, version.created_at)
         problem = storage_overflow(
-            usage.usage_of(job.user_id), cap, job.spec["tier"], version.bytes, "this version"
+            usage.usage_of(job.user_id),
+            spec.limits.max_total_storage_bytes,
+            spec.limits.tier,
+            version.bytes,
+            "this version",
         )
         if problem:
             raise _Refused(problem)
@@ -138,7 +157,7 @@ def _commit_version(uow: UnitOfWork, job: JobRecord, version: DatasetVersion, ca
             updated_at=version.created_at,
         )
     )
-    found = repo.session_by_id(_session_id(job.spec))
+    found = repo.session_by_id(_session_id(spec))
     if found is not None:
         repo.save_session(
             replace(
@@ -151,10 +170,10 @@ def _commit_version(uow: UnitOfWork, job: JobRecord, version: DatasetVersion, ca
         )
 
 
-def run_dataset_ingest(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
-    spec = job.spec
+def run_dataset_ingest(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> VersionOutcome:
+    spec = job.spec_as(DatasetIngestSpec)
     with ctx.database.unit_of_work() as uow:
-        found = DatasetRepository(uow.session).session_by_id(spec["uploadId"])
+        found = DatasetRepository(uow.session).session_by_id(spec.upload_id)
     if found is None:
         raise JobFailed("the upload session no longer exists")
     upload_key = found[0].object_key
@@ -167,7 +186,7 @@ def run_dataset_ingest(ctx: WorkerContext, job: JobRecord, progress: JobProgress
             with source.open("wb") as handle:
                 for chunk in ctx.objects.iter_range(upload_key):
                     handle.write(chunk)
-        cap = int(spec["maxDatasetBytes"]) * DECOMPRESSED_FACTOR
+        cap = spec.limits.max_dataset_bytes * DECOMPRESSED_FACTOR
         try:
             result = ingest_upload(source, work_dir, cap)
         except IngestError as exc:
@@ -185,10 +204,10 @@ def _fetch(
     ctx: WorkerContext, job: JobRecord, progress: JobProgress
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The range's rows from the exchange's hourly store, as import columns (ts in ms)."""
-    spec = job.spec
-    start, end = datetime.fromisoformat(spec["from"]), datetime.fromisoformat(spec["to"])
-    instrument = Instrument.parse(spec["instrument"])
-    kind = DataKind.KLINES if spec["dataType"] == "klines" else DataKind.TICKERS
+    spec = job.spec_as(DatasetImportSpec)
+    start, end = spec.start, spec.end
+    instrument = Instrument.parse(spec.instrument)
+    kind = spec.data_kind
     last_hour = hour_start(end - timedelta(microseconds=1))
     hours = hours_between(start, last_hour + timedelta(hours=1))
     progress.size(len(hours))
@@ -197,7 +216,7 @@ def _fetch(
     for index, hour in enumerate(hours):
         if index % PROGRESS_EVERY_HOURS == 0:
             progress.update(index)
-        frame = ctx.store.read_frame(spec["exchange"], instrument, kind, hour)
+        frame = ctx.store.read_frame(spec.exchange, instrument, kind, hour)
         if frame is None:
             continue
         ts = frame.columns["ts"]
@@ -208,8 +227,8 @@ def _fetch(
         raise fail(
             ctx,
             job,
-            f"{spec['exchange']} has no {spec['dataType']} data for {spec['instrument']} "
-            f"between {spec['from']} and {spec['to']}",
+            f"{spec.exchange} has no {DataType.of_kind(kind)} data for {spec.instrument} "
+            f"between {iso_z(start)} and {iso_z(end)}",
         )
     progress.update(len(hours))
     columns = {name: np.concatenate(chunks) for name, chunks in parts.items()}
@@ -217,15 +236,15 @@ def _fetch(
 
 
 def _import_columns(
-    spec: dict[str, Any], ts_ms: np.ndarray, raw: dict[str, np.ndarray]
+    spec: DatasetImportSpec, ts_ms: np.ndarray, raw: dict[str, np.ndarray]
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Map store columns to dataset columns; with a cadence, bars of that width."""
-    if spec["dataType"] == "klines":
+    if spec.data_kind is DataKind.KLINES:
         bars = {name: raw[name] for name in ("open", "high", "low", "close", "volume")}
     else:
         last = raw["last"]
         bars = {"open": last, "high": last, "low": last, "close": last, "volume": raw["volume"]}
-    cadence_ms = spec.get("cadenceMs")
+    cadence_ms = spec.cadence_ms
     if cadence_ms:
         out = aggregate_klines(
             ts_ms,
@@ -238,23 +257,23 @@ def _import_columns(
         )
         ts_ms = out.pop("ts")
         return ts_ms, out
-    if spec["dataType"] == "klines":
+    if spec.data_kind is DataKind.KLINES:
         return ts_ms, bars
     values = {"close": raw["last"], "volume": raw["volume"]}
     values.update({name: raw[name] for name in ("bid", "bidSize", "ask", "askSize")})
     return ts_ms, values
 
 
-def run_dataset_import(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
+def run_dataset_import(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> VersionOutcome:
     ts_ms, raw = _fetch(ctx, job, progress)
     with ctx.database.unit_of_work() as uow:
         repo = DatasetRepository(uow.session)
-        found = repo.session_by_id(job.spec["importId"])
+        found = repo.session_by_id(job.spec_as(DatasetImportSpec).import_id)
         if found is not None:
             repo.save_session(
                 replace(found[0], status=SessionStatus.INGESTING, updated_at=ctx.clock())
             )
-    ts_ms, values = _import_columns(job.spec, ts_ms, raw)
+    ts_ms, values = _import_columns(job.spec_as(DatasetImportSpec), ts_ms, raw)
     # The store may hold two ticks in one millisecond; a dataset's rows rise strictly.
     keep = np.append(ts_ms[1:] != ts_ms[:-1], True) if ts_ms.size else ts_ms.astype(bool)
     ts_us = ts_ms[keep].astype(np.int64) * 1000

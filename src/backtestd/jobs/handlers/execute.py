@@ -8,7 +8,6 @@ import os
 import socket
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -18,7 +17,7 @@ from backtestd.domain.backtests import ExecuteSpec
 from backtestd.domain.jobs import JobRecord
 from backtestd.domain.quotas import storage_overflow
 from backtestd.domain.timefmt import iso_z
-from backtestd.engine.equity_curve import OutMode, build_equity_curve, equity_points
+from backtestd.engine.equity_curve import build_equity_curve, equity_points
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.trial import TrialFailed, evaluate, load_prepared
 from backtestd.jobs.progress import JobCancelled, JobFailed, JobProgress
@@ -122,8 +121,8 @@ def _check_storage(
         raise _OverCap(problem)
 
 
-def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
-    spec = ExecuteSpec.from_json(job.spec)
+def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> ExecuteResult:
+    spec = job.spec_as(ExecuteSpec)
     with ctx.database.unit_of_work() as uow:
         strategy = StrategyRepository(uow.session).get(spec.strategy_id)
     identity = ExecuteResult(
@@ -134,10 +133,10 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
     try:
         data = load_prepared(ctx, spec.prepare_job_id, job.data_type)
     except TrialFailed as exc:
-        raise ExecuteFailed(str(exc), {}) from exc
+        raise ExecuteFailed(str(exc)) from exc
     identity = replace(identity, instrument=data.instrument.pair)
     if strategy is None:
-        raise ExecuteFailed(f"strategy {spec.strategy_id} no longer exists", identity.to_json())
+        raise ExecuteFailed(f"strategy {spec.strategy_id} no longer exists", identity)
     progress.size(3)
     request = RunRequest.of_strategy(
         strategy,
@@ -155,7 +154,7 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
         message = describe_run_failure(strategy, failure)
         if failure.declared_properties:
             message += f" (declared properties: {', '.join(failure.declared_properties)})"
-        raise ExecuteFailed(message, identity.to_json()) from failure
+        raise ExecuteFailed(message, identity) from failure
     progress.update(1)
     portfolio, metrics = evaluate(data, run, spec.base_config)
     equity_curve = None
@@ -167,7 +166,7 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
             eq,
             resample_to=options.resample,
             delta=options.differential,
-            out_mode=OutMode(options.out_mode),
+            out_mode=options.out_mode,
         )
     progress.update(2)
     result = replace(
@@ -181,4 +180,4 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
         else None,
         signals=_store_signals(ctx, job, spec, run) if spec.store_signals else None,
     )
-    return result.to_json()
+    return result

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from typing import Any
 
 import numpy as np
 
+from backtestd.domain.backtest_results import HourWithoutData, PrepareOutcome
 from backtestd.domain.backtests import PreparedManifest, PrepareSpec
 from backtestd.domain.jobs import JobRecord
 from backtestd.domain.marketdata import (
@@ -25,7 +25,7 @@ from backtestd.domain.marketdata import (
     hour_start,
     hours_between,
 )
-from backtestd.domain.timefmt import iso_z
+from backtestd.domain.serial import to_stored
 from backtestd.engine.cadence import width_of
 from backtestd.engine.coverage import Slot, closed_slots, coverage_of
 from backtestd.engine.prepare import assemble
@@ -66,10 +66,10 @@ def _source_shape(
     return native, closed_slots(traded)
 
 
-def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
-    if job.exchange_id == "user":
-        return run_dataset_prepare(ctx, job, progress)
-    spec = PrepareSpec.from_json(job.spec)
+def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> PrepareOutcome:
+    spec = job.spec_as(PrepareSpec)
+    if spec.dataset is not None:
+        return run_dataset_prepare(ctx, job, spec, spec.dataset, progress)
     start, end = spec.start, spec.end
     instrument = Instrument.parse(spec.instrument)
     kind = DataType(job.data_type).kind
@@ -110,20 +110,19 @@ def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> di
     for name in RUN_COLUMNS[feed]:
         data = np.ascontiguousarray(columns[name], dtype=column_dtype(name))
         ctx.objects.put(prepared_column_key(job.job_id, name), data.tobytes())
-    state = {
-        "dataFrom": iso_z(coverage.data_from),
-        "dataTo": iso_z(coverage.data_to),
-        "coverageRatio": coverage.ratio,
-        "totalHours": coverage.total_hours,
-        "hoursWithData": coverage.hours_with_data,
-        "closedHours": coverage.closed_hours,
-        "hoursWithoutData": [
-            {"hour": iso_z(g.hour), "expected": g.expected, "rationale": g.rationale}
-            for g in coverage.without_data
-        ],
-    }
+    outcome = PrepareOutcome(
+        data_from=coverage.data_from,
+        data_to=coverage.data_to,
+        coverage_ratio=coverage.ratio,
+        total_hours=coverage.total_hours,
+        hours_with_data=coverage.hours_with_data,
+        closed_hours=coverage.closed_hours,
+        hours_without_data=tuple(
+            HourWithoutData(g.hour, g.expected, g.rationale) for g in coverage.without_data
+        ),
+    )
     manifest = PreparedManifest(
         job.job_id, spec, instrument.symbol, int(len(columns["ts"])), RUN_COLUMNS[feed]
     )
-    ctx.objects.put(prepared_manifest_key(job.job_id), json.dumps(manifest.to_json()).encode())
-    return state
+    ctx.objects.put(prepared_manifest_key(job.job_id), json.dumps(to_stored(manifest)).encode())
+    return outcome

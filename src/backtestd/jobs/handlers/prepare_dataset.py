@@ -13,17 +13,17 @@ import json
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from backtestd.datasets.version_file import VersionData, read_version
-from backtestd.domain.backtests import PreparedManifest, PrepareSpec
+from backtestd.domain.backtest_results import PrepareOutcome
+from backtestd.domain.backtests import DatasetVersionRef, PreparedManifest, PrepareSpec
 from backtestd.domain.datasets import DatasetVersion
 from backtestd.domain.jobs import JobRecord
 from backtestd.domain.marketdata import RUN_COLUMNS, DataType, column_dtype
-from backtestd.domain.timefmt import iso_z
+from backtestd.domain.serial import to_stored
 from backtestd.engine.cadence import CADENCE_MS
 from backtestd.engine.prepare import aggregate_klines
 from backtestd.jobs.context import WorkerContext
@@ -53,12 +53,12 @@ def _column(data: VersionData, name: str, fallback: npt.NDArray[np.float64]) -> 
     return data.columns.get(name, fallback)
 
 
-def feed_columns(data: VersionData, data_type: str, cadence_ms: int) -> dict[str, np.ndarray]:
-    """The engine's columns for ``data_type`` from a version's rows (``ts`` in ms)."""
+def feed_columns(data: VersionData, feed: DataType, cadence_ms: int) -> dict[str, np.ndarray]:
+    """The engine's columns for ``feed`` from a version's rows (``ts`` in ms)."""
     ts_ms = data.ts_us // 1000
     close = data.columns["close"]
     zeros = np.zeros_like(close)
-    if data_type == "ticker":
+    if feed is DataType.TICKER:
         return {
             "ts": ts_ms,
             "bid": _column(data, "bid", close),
@@ -81,26 +81,28 @@ def feed_columns(data: VersionData, data_type: str, cadence_ms: int) -> dict[str
     return bars
 
 
-def grid_report(ts_ms: np.ndarray, step_ms: int, start: datetime, end: datetime) -> dict[str, Any]:
-    """``gaps``, ``largestGapSteps`` and ``coverageRatio`` of rows on a grid of ``step_ms``."""
+def grid_report(
+    ts_ms: np.ndarray, step_ms: int, start: datetime, end: datetime
+) -> tuple[int, int, float | None]:
+    """``gaps``, ``largest_gap_steps`` and the coverage ratio of rows on a grid of ``step_ms``
+    (no ratio without a grid)."""
     if step_ms <= 0:
-        return {"gaps": 0, "largestGapSteps": 0}
+        return 0, 0, None
     intervals = np.diff(ts_ms)
     wide = intervals[intervals > GAP_FACTOR * step_ms]
     largest = int(np.max(np.rint(wide / step_ms)) - 1) if wide.size else 0
     expected = max(int((end - start).total_seconds() * 1000) // step_ms, 1)
-    return {
-        "gaps": int(wide.size),
-        "largestGapSteps": largest,
-        "coverageRatio": min(1.0, round(ts_ms.size / expected, 6)),
-    }
+    return int(wide.size), largest, min(1.0, round(ts_ms.size / expected, 6))
 
 
 def run_dataset_prepare(
-    ctx: WorkerContext, job: JobRecord, progress: JobProgress
-) -> dict[str, Any]:
-    spec = PrepareSpec.from_json(job.spec)
-    version_id = str(spec.dataset_version_id)
+    ctx: WorkerContext,
+    job: JobRecord,
+    spec: PrepareSpec,
+    dataset: DatasetVersionRef,
+    progress: JobProgress,
+) -> PrepareOutcome:
+    version_id = dataset.version_id
     with ctx.database.unit_of_work() as uow:
         version = DatasetRepository(uow.session).version_of(job.user_id, version_id)
     if version is None:
@@ -109,23 +111,26 @@ def run_dataset_prepare(
     start, end = spec.start, spec.end
     data = _load(ctx, version, int(start.timestamp() * 1e6), int(end.timestamp() * 1e6))
     cadence_ms = spec.cadence_ms
-    columns = feed_columns(data, job.data_type, cadence_ms)
-    feed = DataType(job.data_type)
+    feed = spec.data_type
+    columns = feed_columns(data, feed, cadence_ms)
     for name in RUN_COLUMNS[feed]:
         array = np.ascontiguousarray(columns[name], dtype=column_dtype(name))
         ctx.objects.put(prepared_column_key(job.job_id, name), array.tobytes())
     ts = columns["ts"]
-    step = cadence_ms if job.data_type == "kline" else CADENCE_MS.get(version.cadence, 0)
-    state: dict[str, Any] = {
-        "dataFrom": iso_z(_ms_datetime(int(ts[0]))) if ts.size else None,
-        "dataTo": iso_z(_ms_datetime(int(ts[-1]))) if ts.size else None,
-        "cadence": spec.cadence,
-        **grid_report(ts, step, start, end),
-    }
+    step = cadence_ms if feed is DataType.KLINE else CADENCE_MS.get(version.cadence, 0)
+    gaps, largest, ratio = grid_report(ts, step, start, end)
+    outcome = PrepareOutcome(
+        data_from=_ms_datetime(int(ts[0])) if ts.size else None,
+        data_to=_ms_datetime(int(ts[-1])) if ts.size else None,
+        coverage_ratio=ratio,
+        cadence=spec.cadence,
+        gaps=gaps,
+        largest_gap_steps=largest,
+    )
     manifest = PreparedManifest(job.job_id, spec, spec.instrument, int(ts.size), RUN_COLUMNS[feed])
-    ctx.objects.put(prepared_manifest_key(job.job_id), json.dumps(manifest.to_json()).encode())
+    ctx.objects.put(prepared_manifest_key(job.job_id), json.dumps(to_stored(manifest)).encode())
     progress.update(1)
-    return state
+    return outcome
 
 
 def _ms_datetime(ms: int) -> datetime:

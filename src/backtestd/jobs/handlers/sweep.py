@@ -19,10 +19,9 @@ from functools import partial
 from typing import Any
 
 from backtestd.domain.backtest_results import Metrics
-from backtestd.domain.backtests import BaseConfig
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.domain.strategies import StrategyRecord
-from backtestd.domain.sweeps import Objective, SweepRow, SweepSpec
+from backtestd.domain.sweeps import Objective, ShardOutcome, SweepRow, SweepShardSpec, SweepSpec
 from backtestd.engine.equity_curve import equity_points
 from backtestd.engine.metrics import daily_returns, sweep_row_fields
 from backtestd.jobs.context import WorkerContext
@@ -69,23 +68,24 @@ class _Shard:
 
     def __init__(self, ctx: WorkerContext, job: JobRecord) -> None:
         self.ctx = ctx
-        self.sweep_id: str = job.spec["sweepId"]
+        self.shard = job.spec_as(SweepShardSpec)
+        self.sweep_id = self.shard.sweep_id
         with ctx.database.unit_of_work() as uow:
             jobs = JobRepository(uow.session)
             jobs.mark_started(self.sweep_id, ctx.clock())
             sweep = jobs.get(self.sweep_id)
             if sweep is None:
-                raise ExecuteFailed(f"sweep {self.sweep_id} no longer exists", {})
-            self.spec = SweepSpec.from_json(sweep.spec)
-            self.base_config = BaseConfig.from_wire(self.spec.base_config)
+                raise ExecuteFailed(f"sweep {self.sweep_id} no longer exists")
+            self.spec = sweep.spec_as(SweepSpec)
+            self.base_config = self.spec.base_config
             strategy = StrategyRepository(uow.session).get(self.spec.strategy_id)
         if strategy is None:
-            raise ExecuteFailed(f"strategy {self.spec.strategy_id} no longer exists", {})
+            raise ExecuteFailed(f"strategy {self.spec.strategy_id} no longer exists")
         self.strategy: StrategyRecord = strategy
         try:
             self.data: PreparedData = load_prepared(ctx, self.spec.prepare_job_id, job.data_type)
         except TrialFailed as exc:
-            raise ExecuteFailed(str(exc), {}) from exc
+            raise ExecuteFailed(str(exc)) from exc
         self.vectors = expand_vectors(self.spec)
 
     def trials(
@@ -184,11 +184,11 @@ def _better(objective: Objective, a: float, b: float) -> bool:
     return a > b if objective.higher_is_better else a < b
 
 
-def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
+def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> ShardOutcome:
     shard = _Shard(ctx, job)
     if shard.spec.walk_forward is not None:
         return _run_fold(shard, job, progress)
-    start, stop = int(job.spec["start"]), int(job.spec["stop"])
+    start, stop = shard.shard.start, shard.shard.stop
     keep = retained_count(shard.spec, len(shard.vectors))
     with ctx.database.unit_of_work() as uow:
         repo = SweepRowRepository(uow.session)
@@ -214,7 +214,7 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
         writer.flush(update=False)  # finished rows stay readable
         raise
     writer.flush()
-    return {"rows": writer.written}
+    return ShardOutcome(rows=writer.written)
 
 
 class _RowWriter:
@@ -309,13 +309,15 @@ def keep_best(
     return dropped
 
 
-def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> dict[str, Any]:
+def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> ShardOutcome:
     spec = shard.spec
     assert spec.walk_forward is not None
-    fold_ix = int(job.spec["fold"])
+    fold_ix = shard.shard.fold
+    if fold_ix is None:
+        raise ExecuteFailed(f"shard {job.job_id} of a walk-forward sweep names no fold")
     with shard.ctx.database.unit_of_work() as uow:
         if SweepRowRepository(uow.session).get(shard.sweep_id, fold_ix) is not None:
-            return {"fold": fold_ix}
+            return ShardOutcome(fold=fold_ix)
     windows = fold_windows(
         shard.data.rows, spec.walk_forward.folds, spec.walk_forward.in_sample_pct
     )
@@ -332,7 +334,7 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> dict[str,
                 best = trial
         progress.update(at + len(batch))
     if best is None:
-        raise ExecuteFailed(f"fold {fold_ix}: every in-sample run aborted", {})
+        raise ExecuteFailed(f"fold {fold_ix}: every in-sample run aborted")
     progress.check()
     oos = shard.trial(fold_ix, best.row.params, (in_to, out_to), _always, progress)
     fold = {
@@ -348,7 +350,7 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> dict[str,
     with shard.ctx.database.unit_of_work() as uow:
         SweepRowRepository(uow.session).add(row, shard.ctx.clock())
     progress.update(len(shard.vectors) + 1)
-    return {"fold": fold_ix}
+    return ShardOutcome(fold=fold_ix)
 
 
 def finish_sweep_if_done(ctx: WorkerContext, shard: JobRecord) -> None:
@@ -365,4 +367,4 @@ def finish_sweep_if_done(ctx: WorkerContext, shard: JobRecord) -> None:
         status = JobStatus.FAILED if len(failed) == len(shards) else JobStatus.COMPLETED
         detail = failed[0].status_detail if failed else None
         repo.mark_started(sweep_id, ctx.clock())
-        repo.finish(sweep_id, status, ctx.clock(), detail, {})
+        repo.finish(sweep_id, status, ctx.clock(), detail, None)

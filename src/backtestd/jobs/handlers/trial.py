@@ -18,6 +18,7 @@ import numpy.typing as npt
 from backtestd.domain.backtest_results import Metrics
 from backtestd.domain.backtests import BaseConfig, PreparedManifest
 from backtestd.domain.marketdata import DataType, Instrument, column_dtype
+from backtestd.domain.serial import from_stored
 from backtestd.engine.metrics import compute_metrics
 from backtestd.engine.portfolio import (
     ExecutionMode,
@@ -94,7 +95,7 @@ def _manifest(ctx: WorkerContext, prepare_id: str) -> PreparedManifest:
     blob = ctx.objects.get(prepared_manifest_key(prepare_id))
     if blob is None:
         raise TrialFailed(f"prepared data of {prepare_id} is missing; prepare again")
-    return PreparedManifest.from_json(json.loads(blob))
+    return from_stored(PreparedManifest, json.loads(blob))
 
 
 def load_prepared(ctx: WorkerContext, prepare_id: str, data_type: str) -> PreparedData:

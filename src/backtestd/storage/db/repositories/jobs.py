@@ -11,6 +11,14 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
+from backtestd.domain.backtests import ExecuteSpec
+from backtestd.domain.job_specs import (
+    JobResult,
+    result_from_stored,
+    result_to_stored,
+    spec_from_stored,
+    spec_to_stored,
+)
 from backtestd.domain.jobs import (
     ABORTED_AT_ONCE,
     ACTIVE,
@@ -45,7 +53,7 @@ def _record(row: RowMapping) -> JobRecord:
         kind=JobKind(row["kind"]),
         exchange_id=row["exchange_id"],
         data_type=row["data_type"],
-        spec=row["spec"],
+        spec=spec_from_stored(row["spec"]),
         status=JobStatus(row["status"]),
         created_at=row["created_at"],
         size=row["size"],
@@ -53,7 +61,7 @@ def _record(row: RowMapping) -> JobRecord:
         status_detail=row["status_detail"],
         start_time=row["start_time"],
         end_time=row["end_time"],
-        result=row["result"] or {},
+        result=result_from_stored(JobKind(row["kind"]), row["result"]),
         cancel_requested=bool(row["cancel_requested"]),
         attempts=row["attempts"],
     )
@@ -90,7 +98,7 @@ class JobRepository:
                 "kind": record.kind.value,
                 "exchange_id": record.exchange_id,
                 "data_type": record.data_type,
-                "spec": record.spec,
+                "spec": spec_to_stored(record.spec),
                 "status": record.status.value,
                 "status_detail": record.status_detail,
                 "size": record.size,
@@ -139,10 +147,13 @@ class JobRepository:
                 jobs.c.user_id == user_id, jobs.c.kind == JobKind.EXECUTE.value
             )
         ).all()
+        specs = ((job_id, spec_from_stored(stored)) for job_id, stored in rows)
         return [
             job_id
-            for job_id, spec in rows
-            if spec.get("strategyId") == strategy_id and spec.get("storeSignals")
+            for job_id, spec in specs
+            if isinstance(spec, ExecuteSpec)
+            and spec.strategy_id == strategy_id
+            and spec.store_signals
         ]
 
     def unfinished(self) -> list[JobRecord]:
@@ -176,7 +187,7 @@ class JobRepository:
         status: JobStatus,
         now: datetime,
         detail: str | None,
-        result: dict[str, Any],
+        result: JobResult | None,
         completed: int | None = None,
     ) -> bool:
         """Move to a terminal state if the rules allow it (cancel wins over completion)."""
@@ -187,7 +198,7 @@ class JobRepository:
             "status": status.value,
             "end_time": now,
             "status_detail": detail,
-            "result": result,
+            "result": result_to_stored(result) or {},
         }
         if completed is not None:
             values["completed"] = completed
