@@ -12,11 +12,26 @@ import os
 import pytest
 
 from tests.support.server import is_service_setting
+from tests.support.services import JAVA_MARK, require_java
 
 
 def service_variables(environ: dict[str, str] | os._Environ[str]) -> list[str]:
     """The ``BACKTESTD_*`` names in ``environ`` that configure the service, not the harness."""
     return [name for name in environ if is_service_setting(name)]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{JAVA_MARK}(tool='java'): needs `tool` on PATH (skipped when absent, failed when "
+        "BACKTESTD_REQUIRE_SERVICES=1); tests/support/services.py",
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """``requires_java`` / ``requires_javac`` (tests/support/services.py), before any fixture."""
+    for mark in item.iter_markers(JAVA_MARK):
+        require_java(*mark.args, **mark.kwargs)
 
 
 _JVM_DIRS = ("tests/integration/strategy/", "tests/integration/services/", "tests/e2e/")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +24,24 @@ def unavailable(reason: str) -> None:
     if REQUIRE:
         pytest.fail(f"{reason} (BACKTESTD_REQUIRE_SERVICES=1 demands it)")
     pytest.skip(reason)
+
+
+JAVA_MARK = "requires_java"
+"""The mark's name; tests/conftest.py registers it and checks it before each marked test's setup."""
+
+requires_java = pytest.mark.requires_java
+"""Mark a module (``pytestmark = requires_java``) or a test that starts a JVM: without ``java``
+on PATH it skips, or fails under ``BACKTESTD_REQUIRE_SERVICES=1``."""
+
+requires_javac = pytest.mark.requires_java(tool="javac")
+"""The same for tests that run ``javac`` (or ``jvm/check.sh``, which does)."""
+
+
+def require_java(tool: str = "java") -> None:
+    """Skip the current test when ``tool`` (``java`` or ``javac``) is not on PATH, or fail when
+    CI demands every service."""
+    if shutil.which(tool) is None:
+        unavailable(f"{tool} is not on PATH (these tests need a JDK 17)")
 
 
 @contextmanager

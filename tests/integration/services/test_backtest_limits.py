@@ -8,7 +8,6 @@ read (job rows, their states, the tier table) is the real service's.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -21,9 +20,10 @@ from backtestd.services.backtests import ExecuteInput, PrepareInput
 from backtestd.services.container import Services, build_services
 from backtestd.settings import Settings
 from backtestd.storage.db.repositories.jobs import JobRepository
+from tests.support.services import requires_java
 from tests.support.strategies import source
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+pytestmark = requires_java
 
 
 class HeldQueue:

@@ -7,7 +7,6 @@ pool stores nothing.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -20,9 +19,10 @@ from backtestd.services.container import Services, build_services
 from backtestd.settings import Settings
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
+from tests.support.services import requires_java
 from tests.support.strategies import source
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+pytestmark = requires_java
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ vector, failures that stay with their vector, the per-vector limits, cancellatio
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tests.integration.strategy.test_engine_host_run import MOMENTUM, _expected, _ticks
+from tests.support.services import requires_java
 
 from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.strategy.jvm import (
@@ -26,7 +26,7 @@ from backtestd.strategy.jvm import (
     write_columns,
 )
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+pytestmark = requires_java
 
 # Throws once the threshold is the poisoned value, at the first tick: only that vector fails.
 POISONED = MOMENTUM.replace(

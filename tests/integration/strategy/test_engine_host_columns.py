@@ -5,13 +5,13 @@ budget, single runs on a cold cache and files replaced in place keep the mapped 
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 from tests.support.market_columns import bars, ticks_with_gaps
+from tests.support.services import requires_java
 from tests.support.strategies import ENGINE_IMPORTS
 
 from backtestd.domain.marketdata import DataType, Instrument
@@ -24,7 +24,7 @@ from backtestd.strategy.jvm import (
     write_columns,
 )
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+pytestmark = requires_java
 
 _HEADER = ENGINE_IMPORTS
 

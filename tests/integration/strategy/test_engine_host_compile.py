@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.support.services import requires_java
 
 from backtestd.strategy.jvm import EngineHost, HostConfig, locate_engine_jar
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+pytestmark = requires_java
 
 BASE = """\
 package demo;

@@ -9,7 +9,6 @@ a fresh JVM is the final answer.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import threading
@@ -18,6 +17,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from tests.support.services import requires_javac
 from tests.support.tenants import (
     CURRENCY_USER,
     NUMBER_PARSER,
@@ -36,7 +36,7 @@ from backtestd.strategy.jvm import (
     locate_engine_jar,
 )
 
-pytestmark = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
+pytestmark = requires_javac
 
 POISON_AGENT = """\
 package poison;

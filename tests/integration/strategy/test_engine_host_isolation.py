@@ -8,13 +8,13 @@ own request only, within seconds, and the victim's next compile and run on the s
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from tests.support.attacks import BOMB_HELPER, bomb_expression
+from tests.support.services import requires_java
 from tests.support.tenants import (
     CURRENCY_USER,
     NUMBER_PARSER,
@@ -35,7 +35,7 @@ from backtestd.strategy.jvm import (
     locate_engine_jar,
 )
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+pytestmark = requires_java
 
 ENDLESS_EXCEPTION = """\
     static final class Endless extends RuntimeException {

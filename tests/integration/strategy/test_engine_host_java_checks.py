@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from tests.support.services import requires_javac
 
 from backtestd.strategy.jvm import locate_engine_jar
 
-pytestmark = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
+pytestmark = requires_javac
 
 CHECKS = Path(__file__).resolve().parents[3] / "jvm" / "test" / "host"
 

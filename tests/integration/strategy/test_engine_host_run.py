@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import stat
 import threading
@@ -14,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
+from tests.support.services import requires_java
 
 from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.strategy.jvm import (
@@ -29,7 +29,7 @@ from backtestd.strategy.jvm import (
     write_columns,
 )
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+pytestmark = requires_java
 
 MOMENTUM = """\
 package demo;

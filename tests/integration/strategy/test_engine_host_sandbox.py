@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.support.services import requires_java
 
 from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.strategy.jvm import (
@@ -21,7 +21,7 @@ from backtestd.strategy.jvm import (
     write_columns,
 )
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+pytestmark = requires_java
 
 TEMPLATE = """\
 package demo;

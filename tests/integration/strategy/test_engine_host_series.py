@@ -4,13 +4,13 @@ steps every indicator, whatever the strategy does with those indicators mid-run.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
 from tests.support.market_columns import bars, ticks_with_gaps
+from tests.support.services import requires_java
 from tests.support.strategies import ENGINE_IMPORTS, source
 
 from backtestd.domain.marketdata import DataType, Instrument
@@ -26,7 +26,7 @@ from backtestd.strategy.jvm import (
     write_columns,
 )
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+pytestmark = requires_java
 
 _HEADER = ENGINE_IMPORTS
 

@@ -5,7 +5,6 @@ the request path (a compile pauses it, a run stops it and is answered as usual).
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 from tests.integration.strategy.test_engine_host_run import INFORMER, _ticks
+from tests.support.services import requires_java
 
 from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.strategy.jvm import (
@@ -25,7 +25,7 @@ from backtestd.strategy.jvm import (
     write_columns,
 )
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")
+pytestmark = requires_java
 
 SMA_CROSS = (
     Path(__file__).resolve().parents[2] / "support" / "strategies" / "sma_cross_kline.java"

@@ -6,16 +6,15 @@ injection, the example strategies compiling, and removed API names failing to co
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from tests.support.services import requires_javac
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
-@pytest.mark.skipif(shutil.which("javac") is None, reason="javac (JDK 17) is not installed")
+@requires_javac
 def test_engine_self_checks_pass() -> None:
     result = subprocess.run(
         ["bash", str(ROOT / "jvm" / "check.sh")],

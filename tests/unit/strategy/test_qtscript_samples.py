@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tests.support.services import require_java
 
 from backtestd.strategy.qtscript import GeneratedJava, compile_qtscript, translate_java_diagnostic
 
@@ -306,9 +307,9 @@ def test_sample_class_names_are_distinct() -> None:
 
 
 def _javac_or_skip() -> str:
+    require_java("javac")  # skips, or fails under BACKTESTD_REQUIRE_SERVICES=1
     javac = shutil.which("javac")
-    if javac is None:
-        pytest.skip("javac is not installed")
+    assert javac is not None
     if not (API_CLASSES / "com" / "wualabs" / "qtsurfer" / "engine").is_dir():
         pytest.skip(f"engine API classes not built yet ({API_CLASSES}); run: bash jvm/build.sh")
     return javac
