@@ -1,20 +1,29 @@
-"""Sweeps: the frozen run spec of a parameter sweep, its vocabulary, and one stored row.
+"""Sweeps: the frozen run spec of a parameter sweep, its vocabulary, one stored row, and the
+sweep's lifecycle (its status and the rule that closes it).
 
 A ``SweepSpec`` is built once from the request (defaults filled, numbers normalised) and stored
 on the sweep's job row (``domain.job_specs``); workers read it back typed, so nothing
-downstream re-reads the request or repeats a default.
+downstream re-reads the request or repeats a default. A stored row (``SweepRow``) holds typed
+metrics (``SweepMetrics``) and, in walk-forward mode, its fold (``FoldOutcome``); the table's
+JSON columns are written and read through ``domain.serial``. The wire's names for all of these
+are built in ``api/schemas/sweeps.py`` only.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from backtestd.domain.backtests import STRICT, BaseConfig
-from backtestd.domain.jobs import JobKind
+from backtestd.domain.equity import OutMode
+from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 
 ParamScalar = bool | int | float
+"""A swept property value (coerced to the property's declared type)."""
+Params = dict[str, ParamScalar]
+"""One parameter vector: property name to value, in axis order."""
 
 
 class Sampler(enum.StrEnum):
@@ -23,18 +32,40 @@ class Sampler(enum.StrEnum):
     LHS = "lhs"
 
 
+@dataclass(frozen=True)
+class SweepMetrics:
+    """The metrics of one trial, as a leaderboard row shows them (``engine.metrics``
+    ``sweep_metrics`` builds them from a run's ``Metrics``)."""
+
+    sharpe: float
+    sortino: float
+    pnl: float
+    pnl_pct: float
+    cagr: float
+    max_dd_pct: float
+    trades: int
+    win_rate: float
+
+
 class Objective(enum.StrEnum):
     SHARPE = "sharpe"
     SORTINO = "sortino"
     PNL = "pnl"
     MAXDD = "maxdd"
 
-    @property
-    def row_field(self) -> str:
-        """The ``SweepRunRow`` metric this objective ranks by."""
-        return {"sharpe": "sharpe", "sortino": "sortino", "pnl": "pnl", "maxdd": "maxDdPct"}[
-            self.value
-        ]
+    def score(self, metrics: SweepMetrics) -> float:
+        """The metric this objective ranks by.
+
+        >>> Objective.MAXDD.score(SweepMetrics(1.0, 2.0, 3.0, 4.0, 0.1, 12.5, 7, 0.5))
+        12.5
+        """
+        if self is Objective.SHARPE:
+            return float(metrics.sharpe)
+        if self is Objective.SORTINO:
+            return float(metrics.sortino)
+        if self is Objective.PNL:
+            return float(metrics.pnl)
+        return float(metrics.max_dd_pct)
 
     @property
     def higher_is_better(self) -> bool:
@@ -42,20 +73,50 @@ class Objective(enum.StrEnum):
         return self is not Objective.MAXDD
 
 
-class SweepStatus(enum.StrEnum):
-    """The sweep's own upper-case vocabulary (``ExecuteSweepResult.status``)."""
-
-    RUNNING = "RUNNING"
-    COMPLETED = "COMPLETED"
-    PARTIAL = "PARTIAL"
-    CANCELLED = "CANCELLED"
-
-
 class CurveMode(enum.StrEnum):
+    """Which trials keep an equity curve (the api maps the wire's spelling onto these)."""
+
     AUTO = "auto"
     NONE = "none"
-    TOP_N = "topN"
-    TOP_PCT = "topPct"
+    TOP_N = "top_n"
+    TOP_PCT = "top_pct"
+
+
+class LeaderboardOrder(enum.StrEnum):
+    RANKED = "ranked"
+    NATURAL = "natural"
+
+
+class Ranking(enum.StrEnum):
+    PLATEAU = "plateau"
+    RAW = "raw"
+
+
+@dataclass(frozen=True)
+class AxisRange:
+    """An axis asked as an inclusive range ``start, start+step, ... <= stop``."""
+
+    start: float
+    stop: float
+    step: float
+
+
+@dataclass(frozen=True)
+class AxisValues:
+    """An axis asked as a list of values."""
+
+    values: tuple[ParamScalar, ...]
+
+
+AxisRequest = AxisRange | AxisValues
+
+
+@dataclass(frozen=True)
+class SweepAxis:
+    """One resolved axis: its lattice, every value coerced to the property's type."""
+
+    name: str
+    values: tuple[ParamScalar, ...]
 
 
 @dataclass(frozen=True)
@@ -73,7 +134,7 @@ class CurvePrefs:
     max_pct: float | None = None
     resample: int | None = None
     differential: bool = False
-    out_mode: str = "ARRAY"
+    out_mode: OutMode = OutMode.ARRAY
 
 
 @dataclass(frozen=True)
@@ -84,7 +145,7 @@ class SweepSpec:
 
     prepare_job_id: str
     strategy_id: str
-    axes: list[dict[str, Any]]  # [{name, values}] in request order, values coerced
+    axes: tuple[SweepAxis, ...]  # in request order, values coerced
     sampler: Sampler
     seed: int
     samples: int | None
@@ -113,19 +174,42 @@ class SweepShardSpec:
 
 
 @dataclass(frozen=True)
+class FoldOutcome:
+    """A walk-forward fold: its windows (row indices, ends exclusive), the in-sample winner and
+    its in-sample Sharpe. The out-of-sample score is the row that carries it."""
+
+    fold_ix: int
+    in_sample_from: int
+    in_sample_to: int
+    out_of_sample_to: int
+    params: Params
+    in_sample_sharpe: float
+    vectors_run: int
+
+
+@dataclass(frozen=True)
+class TrialCurve:
+    """A trial's realised equity curve as stored: timestamps (ms) and equities. The short
+    names are the stored column's (``{"ts": [...], "eq": [...]}``, thousands of numbers)."""
+
+    ts: tuple[int, ...]
+    eq: tuple[float, ...]
+
+
+@dataclass(frozen=True)
 class SweepRow:
     """One finished trial (or, in walk-forward mode, one fold's out-of-sample score)."""
 
     sweep_id: str
     run_ix: int
-    params: dict[str, ParamScalar]
-    metrics: dict[str, float | int]
+    params: Params
+    metrics: SweepMetrics
     aborted: bool
     runtime_ms: int
     daily_returns: tuple[float, ...] = ()
     error: str | None = None
-    curve: dict[str, list[float]] | None = None
-    fold: dict[str, Any] | None = None
+    curve: TrialCurve | None = None
+    fold: FoldOutcome | None = None
 
 
 @dataclass(frozen=True)
@@ -134,3 +218,55 @@ class ShardOutcome:
 
     rows: int | None = None
     fold: int | None = None
+
+
+# -- lifecycle -----------------------------------------------------------------------------
+
+
+class SweepStatus(enum.StrEnum):
+    """The sweep's own upper-case vocabulary (the result's ``status``)."""
+
+    RUNNING = "RUNNING"
+    COMPLETED = "COMPLETED"
+    PARTIAL = "PARTIAL"
+    CANCELLED = "CANCELLED"
+
+
+CANCELLED_DETAIL = "cancelled on request"
+
+
+def sweep_status(sweep: JobRecord, shards: Sequence[JobRecord]) -> SweepStatus:
+    """The sweep's status from its own job row and its shards' rows (ordered rules, the first
+    that holds wins): a cancel wins; then a sweep not closed yet runs; a closed sweep with a
+    failed shard is partial; else it completed."""
+    if sweep.cancel_requested or sweep.status is JobStatus.ABORTED:
+        return SweepStatus.CANCELLED
+    if not sweep.status.terminal:
+        return SweepStatus.RUNNING
+    if any(s.status is JobStatus.FAILED for s in shards):
+        return SweepStatus.PARTIAL
+    return SweepStatus.COMPLETED
+
+
+@dataclass(frozen=True)
+class SweepClosing:
+    """The terminal job state a sweep's row takes when its last shard has ended."""
+
+    status: JobStatus
+    detail: str | None
+
+
+CLOSING_STATUS: Mapping[bool, JobStatus] = {True: JobStatus.FAILED, False: JobStatus.COMPLETED}
+"""Every shard failed -> the sweep failed; otherwise it completed (partial shows as PARTIAL)."""
+
+
+def sweep_closing(shards: Sequence[JobRecord]) -> SweepClosing | None:
+    """The one rule that closes a sweep: ``None`` while a shard is still queued or running (or
+    there are none); once every shard has ended, ``Failed`` when all of them failed (with the
+    first failure's detail) and ``Completed`` otherwise (with the first failure's detail when
+    some failed, so a partial sweep says why)."""
+    if not shards or any(not s.status.terminal for s in shards):
+        return None
+    failed = [s for s in shards if s.status is JobStatus.FAILED]
+    detail = failed[0].status_detail if failed else None
+    return SweepClosing(CLOSING_STATUS[len(failed) == len(shards)], detail)

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backtestd.domain.backtest_results import Metrics
+from backtestd.domain.sweeps import SweepMetrics
 from backtestd.engine.kernel_metrics import daily_equity, daily_ratios
 from backtestd.engine.portfolio import DAY_MS, PortfolioResult
 
@@ -206,19 +207,19 @@ def compute_metrics(result: PortfolioResult) -> Metrics:
     )
 
 
-def sweep_row_fields(metrics: Metrics) -> dict[str, float | int]:
-    """The metric fields of a ``SweepRunRow`` (wire names). Always complete.
+def sweep_metrics(metrics: Metrics) -> SweepMetrics:
+    """The metrics of one sweep trial (a leaderboard row's figures) from the run's metrics.
 
-    >>> sorted(sweep_row_fields(Metrics(0.0, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)))
-    ['cagr', 'maxDdPct', 'pnl', 'pnlPct', 'sharpe', 'sortino', 'trades', 'winRate']
+    >>> sweep_metrics(Metrics(5.0, 5.0, 2, 0.5, 1.2, 1.5, 0.3, 4.0, 3.5)).max_dd_pct
+    3.5
     """
-    return {
-        "sharpe": metrics.sharpe_ratio,
-        "sortino": metrics.sortino_ratio,
-        "pnl": metrics.pnl_total,
-        "pnlPct": metrics.pnl_total_percent,
-        "cagr": metrics.cagr,
-        "maxDdPct": metrics.max_drawdown_percent,
-        "trades": metrics.total_trades,
-        "winRate": metrics.win_rate,
-    }
+    return SweepMetrics(
+        sharpe=metrics.sharpe_ratio,
+        sortino=metrics.sortino_ratio,
+        pnl=metrics.pnl_total,
+        pnl_pct=metrics.pnl_total_percent,
+        cagr=metrics.cagr,
+        max_dd_pct=metrics.max_drawdown_percent,
+        trades=metrics.total_trades,
+        win_rate=metrics.win_rate,
+    )

@@ -13,25 +13,27 @@ import os
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 
 from backtestd.domain.accounts import Principal
 from backtestd.domain.backtests import BaseConfig
 from backtestd.domain.canonical import canonical_json
-from backtestd.domain.equity import EquityCurveMeta, OutMode
+from backtestd.domain.equity import EquityCurveMeta
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.domain.serial import to_stored
+from backtestd.domain.sweep_results import Leaderboard, SweepAccepted
 from backtestd.domain.sweeps import (
+    AxisRequest,
     CurveMode,
     CurvePrefs,
     Objective,
     Sampler,
+    SweepAxis,
     SweepRow,
     SweepShardSpec,
     SweepSpec,
@@ -45,7 +47,7 @@ from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
-from backtestd.storage.db.repositories.sweeps import SweepRowRepository
+from backtestd.storage.db.repositories.sweeps import SweepJobRepository, SweepRowRepository
 from backtestd.sweeps.axes import resolve_axes
 from backtestd.sweeps.plan import grid_size, retained_count
 from backtestd.sweeps.ranking import selected_curves
@@ -58,30 +60,20 @@ DEFAULT_IN_SAMPLE_PCT = 66
 
 @dataclass(frozen=True)
 class SweepRequest:
-    """The request as parsed at the edge (wire model → plain values)."""
+    """The request as parsed at the edge (wire model → domain values)."""
 
     strategy_id: str
-    axes: dict[str, dict[str, Any]]
-    sampler: str
+    axes: Mapping[str, AxisRequest]
+    sampler: Sampler
     seed: int | None
     samples: int | None
-    objective: str
+    objective: Objective
     base_config: BaseConfig
     store_signals: bool
     shards: int
     min_trade_floor: int
     walk_forward: tuple[int, int] | None
     curves: CurvePrefs
-
-
-@dataclass(frozen=True)
-class SweepAccepted:
-    sweep_id: str
-    total_runs: int
-    shards: int
-    seed: int
-    queued: bool
-    walk_forward: dict[str, int] | None
 
 
 @dataclass(frozen=True)
@@ -111,8 +103,6 @@ class SweepView:
         return selected_curves(self.rows, self.curve_ixs, self.spec.objective, keep)
 
 
-Wire = dict[str, Any]
-"""A JSON object on its way to the wire."""
 ResultKey = tuple[int, str, frozenset[int], str, str, str, int]
 """What a result body is built from: row count, sweep status, the rows whose curve is served,
 objective, order, ranking and leaderboard limit."""
@@ -134,7 +124,7 @@ class SweepMemo:
     curve_metas: dict[int, EquityCurveMeta] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
     statistics: dict[tuple[int, bool], SweepStatistics | None] = field(default_factory=dict)
-    results: dict[ResultKey, Wire] = field(default_factory=dict)
+    results: dict[ResultKey, Leaderboard] = field(default_factory=dict)
 
 
 MEMO_SWEEPS = 32
@@ -184,7 +174,7 @@ class SweepService:
         if strategy is None:
             raise NotFound(f"no strategy {request.strategy_id!r}; see GET /v1/strategies")
         axes = resolve_axes(request.axes, strategy.declared_properties)
-        sampler = Sampler(request.sampler)
+        sampler = request.sampler
         vectors = self._vector_count(principal, sampler, axes, request.samples)
         walk = self._walk_forward(request.walk_forward, vectors)
         total_backtests = walk.folds * (vectors + 1) if walk else vectors
@@ -206,7 +196,7 @@ class SweepService:
             sampler=sampler,
             seed=seed if sampler is not Sampler.GRID else (request.seed or 0),
             samples=request.samples if sampler is not Sampler.GRID else None,
-            objective=Objective(request.objective),
+            objective=request.objective,
             base_config=base,
             min_trade_floor=request.min_trade_floor,
             shards=self._shard_count(request.shards, vectors, walk),
@@ -220,11 +210,11 @@ class SweepService:
         self,
         principal: Principal,
         sampler: Sampler,
-        axes: list[dict[str, Any]],
+        axes: tuple[SweepAxis, ...],
         samples: int | None,
     ) -> int:
         if sampler is Sampler.GRID:
-            size = grid_size([(a["name"], a["values"]) for a in axes])
+            size = grid_size([(a.name, a.values) for a in axes])
             limit = self._settings.tiers[principal.tier].max_sweep_cartesian
             if size > limit:
                 raise InvalidInput(
@@ -294,7 +284,15 @@ class SweepService:
                 existing = JobRepository(uow.session).get(sweep_id)
                 if existing is not None:
                     spec = existing.spec_as(SweepSpec)
-        return _accepted(spec, sweep_id, vectors, admitted.created)
+        return SweepAccepted(
+            sweep_id,
+            spec.prepare_job_id,
+            vectors,
+            spec.shards,
+            spec.seed,
+            admitted.created,
+            spec.walk_forward,
+        )
 
     # -- read ---------------------------------------------------------------------------
 
@@ -382,11 +380,11 @@ class SweepService:
                 metas[run_ix] = meta
         for run_ix, curve in sweep_rows.curves(sweep_id, missing).items():
             _, _, meta = transform(
-                np.asarray(curve["ts"], dtype=np.int64),
-                np.asarray(curve["eq"], dtype=np.float64),
+                np.asarray(curve.ts, dtype=np.int64),
+                np.asarray(curve.eq, dtype=np.float64),
                 resample_to=prefs.resample,
                 delta=prefs.differential,
-                out_mode=OutMode(prefs.out_mode),
+                out_mode=prefs.out_mode,
             )
             metas[run_ix] = view.memo.curve_metas[run_ix] = meta
         return metas
@@ -400,42 +398,15 @@ class SweepService:
     def cancel(
         self, principal: Principal, exchange_id: str, data_type: str, request_id: str, sweep_id: str
     ) -> None:
-        view = self.view(principal, exchange_id, data_type, request_id, sweep_id)
-        now = self._clock()
+        self.view(principal, exchange_id, data_type, request_id, sweep_id)  # 404 if not theirs
         with self._database.unit_of_work() as uow:
-            repo = JobRepository(uow.session)
-            for shard in view.shards:
-                repo.request_cancel(shard.job_id, now)
-            repo.request_cancel(sweep_id, now)
-            repo.finish(sweep_id, JobStatus.ABORTED, now, "cancelled on request", None)
+            SweepJobRepository(uow.session).cancel(sweep_id, self._clock())
 
     def finish_orphans(self) -> int:
-        """Sweeps whose shards all ended while no process was there to close them."""
-        closed = 0
+        """Close the sweeps whose shards all ended while no process was there to close them
+        (the one closing rule, ``SweepJobRepository.close_if_done``); how many were closed."""
         with self._database.unit_of_work() as uow:
-            repo = JobRepository(uow.session)
-            for job in repo.unfinished():
-                if job.kind is not JobKind.SWEEP:
-                    continue
-                shards = repo.shards_of(job.job_id)
-                if shards and all(s.status.terminal for s in shards):
-                    failed = [s for s in shards if s.status is JobStatus.FAILED]
-                    status = JobStatus.FAILED if len(failed) == len(shards) else JobStatus.COMPLETED
-                    repo.mark_started(job.job_id, self._clock())
-                    repo.finish(job.job_id, status, self._clock(), None, None)
-                    closed += 1
-        return closed
-
-
-def _accepted(spec: SweepSpec, sweep_id: str, vectors: int, queued: bool) -> SweepAccepted:
-    walk = None
-    if spec.walk_forward is not None:
-        walk = {
-            "folds": spec.walk_forward.folds,
-            "inSamplePct": spec.walk_forward.in_sample_pct,
-            "totalRuns": spec.walk_forward.folds * (vectors + 1),
-        }
-    return SweepAccepted(sweep_id, vectors, spec.shards, spec.seed, queued, walk)
+            return SweepJobRepository(uow.session).close_orphans(self._clock())
 
 
 def shard_specs(sweep_id: str, spec: SweepSpec, vectors: int) -> list[SweepShardSpec]:
@@ -453,7 +424,7 @@ def sweep_id_for(
     request_id: str,
     request: SweepRequest,
     sampler: Sampler,
-    axes: list[dict[str, Any]],
+    axes: tuple[SweepAxis, ...],
     base: BaseConfig,
 ) -> str:
     """Digest of the canonical request: defaults filled, numbers normalised, transforms out.
@@ -461,13 +432,13 @@ def sweep_id_for(
     The seed counts only for samplers that use it, and an omitted seed digests as omitted (the
     server-drawn seed is stored with the sweep and returned for the identical resubmission).
     """
-    canonical: dict[str, Any] = {
+    canonical: dict[str, object] = {
         "user": user_id,
         "request_id": request_id,
         "strategy_id": request.strategy_id,
-        "axes": axes,
+        "axes": to_stored(axes, tuple[SweepAxis, ...]),
         "sampler": sampler.value,
-        "objective": request.objective,
+        "objective": request.objective.value,
         "base_config": to_stored(base),
         "store_signals": request.store_signals,
         "shards": request.shards,

@@ -9,10 +9,11 @@ boolean for a ``double``) is refused before anything runs.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
 
 from backtestd.domain.strategies import PropertySpec
+from backtestd.domain.sweeps import AxisRequest, AxisValues, ParamScalar, SweepAxis
 from backtestd.errors import InvalidInput
 
 MAX_AXIS_POINTS = 100_000
@@ -36,7 +37,7 @@ FLOAT32 = {"float", "java.lang.Float"}
 FLOAT32_MAX = 3.4028234663852886e38
 
 
-def _finite_number(name: str, value: Any, what: str) -> None:
+def _finite_number(name: str, value: object, what: str) -> None:
     """400 for anything but a finite JSON number (Python's JSON reader accepts NaN/Infinity)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidInput(f"sweep axis {name!r}: {what} must be a number, got {value!r}")
@@ -48,7 +49,9 @@ def _decimal(value: float | int) -> Decimal:
     return Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
 
 
-def range_values(name: str, start: float | int, stop: float | int, step: float | int) -> list[Any]:
+def range_values(
+    name: str, start: float | int, stop: float | int, step: float | int
+) -> list[ParamScalar]:
     """The inclusive lattice ``start, start+step, ... <= stop``.
 
     >>> range_values("x", 0.1, 0.3, 0.1)
@@ -74,7 +77,7 @@ def range_values(name: str, start: float | int, stop: float | int, step: float |
     return [int(p) if integral else float(p) for p in points]
 
 
-def coerce(prop: PropertySpec, value: Any) -> Any:
+def coerce(prop: PropertySpec, value: ParamScalar) -> ParamScalar:
     """``value`` as the property's declared type, or a 400 naming the property.
 
     Integral types take whole numbers within the Java range of the type (so the engine never
@@ -112,7 +115,7 @@ def coerce(prop: PropertySpec, value: Any) -> Any:
     return value
 
 
-def _integral(prop: PropertySpec, kind: str, value: Any) -> int:
+def _integral(prop: PropertySpec, kind: str, value: ParamScalar) -> int:
     whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
     if isinstance(value, bool) or not whole:
         raise InvalidInput(
@@ -130,9 +133,9 @@ def _integral(prop: PropertySpec, kind: str, value: Any) -> int:
 
 
 def resolve_axes(
-    axes: dict[str, dict[str, Any]], declared: tuple[PropertySpec, ...]
-) -> list[dict[str, Any]]:
-    """``[{name, values}]`` in request order, every value coerced; 400 on any problem."""
+    axes: Mapping[str, AxisRequest], declared: tuple[PropertySpec, ...]
+) -> tuple[SweepAxis, ...]:
+    """Every axis in request order, its values coerced and deduplicated; 400 on any problem."""
     by_name = {p.name: p for p in declared}
     if not axes:
         raise InvalidInput(
@@ -147,18 +150,18 @@ def resolve_axes(
             raise InvalidInput(
                 f"sweep axis {name!r} is not a declared property of the strategy; declared: {names}"
             )
-        if "values" in axis:
-            raw = list(axis["values"])
+        if isinstance(axis, AxisValues):
+            raw = list(axis.values)
             if not raw:
                 raise InvalidInput(f"sweep axis {name!r}: values is empty")
         else:
-            raw = range_values(name, axis["from"], axis["to"], axis["step"])
-        values: list[Any] = []
-        seen: set[tuple[bool, Any]] = set()
+            raw = range_values(name, axis.start, axis.stop, axis.step)
+        values: list[ParamScalar] = []
+        seen: set[tuple[bool, ParamScalar]] = set()
         for v in raw:
             c = coerce(prop, v)
             if (isinstance(c, bool), c) not in seen:  # True == 1 in Python; not here
                 seen.add((isinstance(c, bool), c))
                 values.append(c)
-        out.append({"name": name, "values": values})
-    return out
+        out.append(SweepAxis(name, tuple(values)))
+    return tuple(out)

@@ -9,32 +9,35 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from scipy.stats import qmc
 
-from backtestd.domain.sweeps import CurveMode, Sampler, SweepSpec
+from backtestd.domain.sweeps import CurveMode, Params, ParamScalar, Sampler, SweepSpec
 
 AUTO_RETAINED_CURVES = 10
 """Trials that keep an equity curve under ``equityCurve.mode = auto`` (the best by objective)."""
 
 
-def lattices(spec: SweepSpec) -> list[tuple[str, list[Any]]]:
-    return [(axis["name"], list(axis["values"])) for axis in spec.axes]
+Lattice = tuple[str, tuple[ParamScalar, ...]]
+"""An axis as ``(name, values)``."""
 
 
-def grid_size(axes: list[tuple[str, list[Any]]]) -> int:
+def lattices(spec: SweepSpec) -> list[Lattice]:
+    return [(axis.name, axis.values) for axis in spec.axes]
+
+
+def grid_size(axes: list[Lattice]) -> int:
     """The number of grid vectors: the product of the lattice sizes.
 
-    >>> grid_size([("fast", [5, 10, 15]), ("slow", [20, 30])])
+    >>> grid_size([("fast", (5, 10, 15)), ("slow", (20, 30))])
     6
     """
     return math.prod(len(values) for _, values in axes)
 
 
-def expand_vectors(spec: SweepSpec) -> list[dict[str, Any]]:
+def expand_vectors(spec: SweepSpec) -> list[Params]:
     """Every vector of the sweep; index = ``runIx`` (fold-local index in walk-forward mode).
 
     ``grid`` is the cartesian product with the first axis varying slowest; ``random`` draws

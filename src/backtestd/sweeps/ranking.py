@@ -91,5 +91,5 @@ def selected_curves(
     """Trials whose curve is served: the best ``keep`` by ``objective`` among the finished rows
     that still hold a curve (``curve_ixs``)."""
     candidates = [r for r in rows if not r.aborted and r.run_ix in curve_ixs]
-    order = rank_order([float(r.metrics[objective.row_field]) for r in candidates], objective)
+    order = rank_order([objective.score(r.metrics) for r in candidates], objective)
     return {candidates[i].run_ix for i in order[:keep]}

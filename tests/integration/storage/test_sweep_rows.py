@@ -16,7 +16,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import text
 
-from backtestd.domain.sweeps import SweepRow
+from backtestd.domain.sweeps import FoldOutcome, SweepMetrics, SweepRow, TrialCurve
 from backtestd.storage.db import json_text
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.migrate import MIGRATIONS_DIR, migrate
@@ -30,12 +30,12 @@ def _row(run_ix: int, curve: bool) -> SweepRow:
         sweep_id="s",
         run_ix=run_ix,
         params={"fast": run_ix},
-        metrics={"sharpe": float(run_ix), "trades": 3},
+        metrics=SweepMetrics(float(run_ix), 0.5, 1.0, 1.0, 0.1, 2.0, 3, 0.5),
         aborted=False,
         runtime_ms=1,
         daily_returns=(0.01, -0.02),
-        curve={"ts": [0, 60_000], "eq": [100.0, 101.0]} if curve else None,
-        fold={"foldIx": run_ix} if run_ix == 0 else None,
+        curve=TrialCurve((0, 60_000), (100.0, 101.0)) if curve else None,
+        fold=FoldOutcome(run_ix, 0, 10, 15, {"fast": run_ix}, 1.5, 4) if run_ix == 0 else None,
     )
 
 
@@ -58,7 +58,8 @@ def test_curve_ixs_rows_and_curves(tmp_path: Path) -> None:
             assert set(repo.curves("s", [0, 1, 2])) == {1}
             rows = repo.rows("s", with_returns=True, run_ixs=[0, 3])
             assert [r.run_ix for r in rows] == [0, 3]
-            assert rows[0].fold == {"foldIx": 0}
+            assert rows[0].fold == FoldOutcome(0, 0, 10, 15, {"fast": 0}, 1.5, 4)
+            assert rows[0].metrics == _row(0, curve=False).metrics
             assert rows[0].daily_returns == (0.01, -0.02)
             assert all(r.curve is None for r in rows)
             assert repo.rows("s", with_folds=False)[0].fold is None
@@ -133,7 +134,7 @@ def test_curves_read_back_bit_for_bit_whichever_way_they_were_stored(database: D
         *[1e-05, 5e-324, 1e300, -0.0, 0.1 + 0.2, 2.0**-1074 * 3],
     ]
     ts = [1_700_000_000_000 + 1_000 * k for k in range(len(eq))]
-    curve = {"ts": ts, "eq": eq}
+    curve = TrialCurve(tuple(ts), tuple(eq))
     with database.unit_of_work() as uow:
         repo = SweepRowRepository(uow.session)
         repo.add(replace(_row(0, curve=False), curve=curve), NOW)
@@ -145,8 +146,8 @@ def test_curves_read_back_bit_for_bit_whichever_way_they_were_stored(database: D
     assert set(stored) == {0, 1}
     assert [row.curve if row else "missing" for row in got_rows] == [stored[0], stored[1], None]
     for ix in (0, 1):
-        assert stored[ix]["ts"] == ts
-        got = np.asarray(stored[ix]["eq"]).view(np.int64)
+        assert stored[ix].ts == tuple(ts)
+        got = np.asarray(stored[ix].eq).view(np.int64)
         assert np.array_equal(got, np.asarray(eq).view(np.int64))
 
 

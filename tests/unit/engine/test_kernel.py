@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from tests.unit.engine import reference_portfolio
 from tests.unit.engine.portfolio_configs import portfolio_configs
 
+from backtestd.domain.sweeps import SweepMetrics
 from backtestd.engine.kernel import floor_quotient
 from backtestd.engine.kernel_metrics import equity_stats
 from backtestd.engine.metrics import (
@@ -27,7 +28,7 @@ from backtestd.engine.metrics import (
     max_drawdown,
     sharpe_ratio,
     sortino_ratio,
-    sweep_row_fields,
+    sweep_metrics,
 )
 from backtestd.engine.portfolio import (
     PortfolioConfig,
@@ -181,10 +182,10 @@ def test_a_run_without_trades_has_a_complete_zero_record() -> None:
     )  # fmt: skip  (a sell with nothing held is ignored in LONG mode)
     m = compute_metrics(result)
     assert result.ignored_signals == 1
-    assert sweep_row_fields(m) == {
-        "sharpe": 0.0, "sortino": 0.0, "pnl": 0.0, "pnlPct": 0.0, "cagr": 0.0,
-        "maxDdPct": 0.0, "trades": 0, "winRate": 0.0,
-    }  # fmt: skip
+    assert sweep_metrics(m) == SweepMetrics(
+        sharpe=0.0, sortino=0.0, pnl=0.0, pnl_pct=0.0, cagr=0.0,
+        max_dd_pct=0.0, trades=0, win_rate=0.0,
+    )  # fmt: skip
     assert m.max_drawdown == 0.0
     assert m.result_fields() == {}  # execute carries yield metrics only after a trade
 

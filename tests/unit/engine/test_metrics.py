@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from backtestd.domain.sweeps import SweepMetrics
 from backtestd.engine import metrics
 from backtestd.engine.metrics import (
     DAY_MS,
@@ -23,7 +24,7 @@ from backtestd.engine.metrics import (
     sharpe_ratio,
     simple_returns,
     sortino_ratio,
-    sweep_row_fields,
+    sweep_metrics,
     win_rate,
 )
 from backtestd.engine.portfolio import (
@@ -287,14 +288,14 @@ def test_result_fields_use_wire_names_and_appear_only_with_trades() -> None:
     assert type(fields["totalTrades"]) is int
 
 
-def test_sweep_row_fields_are_always_complete() -> None:
-    assert sweep_row_fields(_metrics(0)) == {
-        "sharpe": 1.2,
-        "sortino": 1.7,
-        "pnl": 1.5,
-        "pnlPct": 1.5,
-        "cagr": 0.3,
-        "maxDdPct": 3.5,
-        "trades": 0,
-        "winRate": 0.5,
-    }
+def test_sweep_metrics_carry_every_figure_even_without_trades() -> None:
+    assert sweep_metrics(_metrics(0)) == SweepMetrics(
+        sharpe=1.2,
+        sortino=1.7,
+        pnl=1.5,
+        pnl_pct=1.5,
+        cagr=0.3,
+        max_dd_pct=3.5,
+        trades=0,
+        win_rate=0.5,
+    )

@@ -8,7 +8,7 @@ from functools import partial
 from hypothesis import given
 from hypothesis import strategies as st
 
-from backtestd.domain.sweeps import Objective, SweepRow
+from backtestd.domain.sweeps import Objective, SweepMetrics, SweepRow, TrialCurve
 from backtestd.jobs.handlers.sweep import Trial, keep_best, may_keep
 
 
@@ -17,10 +17,10 @@ def _trial(run_ix: int, value: float, with_curve: bool) -> Trial:
         sweep_id="swp_x",
         run_ix=run_ix,
         params={},
-        metrics={},
+        metrics=SweepMetrics(value, 0.0, 0.0, 0.0, 0.0, 0.0, 1, 0.0),
         aborted=False,
         runtime_ms=0,
-        curve={"ts": [0.0], "eq": [value]} if with_curve else None,
+        curve=TrialCurve((0,), (value,)) if with_curve else None,
     )
     return Trial(row, value)
 

@@ -11,8 +11,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from backtestd.domain.backtests import BaseConfig
 from backtestd.domain.strategies import PropertySpec
-from backtestd.domain.sweeps import CurveMode, CurvePrefs, Objective, Sampler, SweepSpec
+from backtestd.domain.sweeps import (
+    AxisRange,
+    AxisRequest,
+    AxisValues,
+    CurveMode,
+    CurvePrefs,
+    Objective,
+    Sampler,
+    SweepAxis,
+    SweepSpec,
+)
 from backtestd.engine.metrics import grid_daily_returns
 from backtestd.errors import InvalidInput
 from backtestd.sweeps.axes import range_values, resolve_axes
@@ -32,18 +43,31 @@ def prop(name: str, kind: str | None) -> PropertySpec:
     return PropertySpec(name, "", None, True, type=kind)
 
 
+def resolve(
+    axes: dict[str, dict[str, Any]], declared: tuple[PropertySpec, ...]
+) -> tuple[SweepAxis, ...]:
+    """``resolve_axes`` of axes written as the request spells them (``values`` or a range)."""
+    asked: dict[str, AxisRequest] = {
+        name: AxisValues(tuple(a["values"]))
+        if "values" in a
+        else AxisRange(a["from"], a["to"], a["step"])
+        for name, a in axes.items()
+    }
+    return resolve_axes(asked, declared)
+
+
 def spec(
     axes: list[tuple[str, list[Any]]], sampler: Sampler, samples: int | None = None, seed: int = 7
 ) -> SweepSpec:
     return SweepSpec(
         prepare_job_id="p",
         strategy_id="s",
-        axes=[{"name": n, "values": v} for n, v in axes],
+        axes=tuple(SweepAxis(n, tuple(v)) for n, v in axes),
         sampler=sampler,
         seed=seed,
         samples=samples,
         objective=Objective.SHARPE,
-        base_config={},
+        base_config=BaseConfig(),
         min_trade_floor=30,
         shards=1,
         walk_forward=None,
@@ -75,7 +99,7 @@ def test_values_that_cannot_be_coerced_name_the_property(
 ) -> None:
     declared = (prop("fast", "int"), prop("scale", "double"), prop("flag", "boolean"))
     with pytest.raises(InvalidInput, match=fragment):
-        resolve_axes(axes, declared)
+        resolve(axes, declared)
 
 
 def test_coercion_dedupes_equal_values_and_keeps_request_order() -> None:
@@ -85,11 +109,11 @@ def test_coercion_dedupes_equal_values_and_keeps_request_order() -> None:
         "fast": {"from": 5.0, "to": 10, "step": 5},
         "scale": {"values": [1, 2]},
     }
-    assert resolve_axes(axes, declared) == [
-        {"name": "slow", "values": [20, 30]},
-        {"name": "fast", "values": [5, 10]},
-        {"name": "scale", "values": [1.0, 2.0]},
-    ]
+    assert resolve(axes, declared) == (
+        SweepAxis("slow", (20, 30)),
+        SweepAxis("fast", (5, 10)),
+        SweepAxis("scale", (1.0, 2.0)),
+    )
 
 
 @pytest.mark.parametrize(
@@ -111,13 +135,13 @@ def test_values_outside_the_java_type_are_a_400_naming_the_property(
     kind: str, value: Any, fragment: str
 ) -> None:
     with pytest.raises(InvalidInput, match=f"'p'.*{fragment}"):
-        resolve_axes({"p": {"values": [value]}}, (prop("p", kind),))
+        resolve({"p": {"values": [value]}}, (prop("p", kind),))
 
 
 def test_boxed_byte_and_big_integer_properties_can_be_swept() -> None:
     declared = (prop("b", "java.lang.Byte"), prop("big", "java.math.BigInteger"))
-    got = resolve_axes({"b": {"values": [1.0, 2]}, "big": {"values": [10**30]}}, declared)
-    assert got == [{"name": "b", "values": [1, 2]}, {"name": "big", "values": [10**30]}]
+    got = resolve({"b": {"values": [1.0, 2]}, "big": {"values": [10**30]}}, declared)
+    assert got == (SweepAxis("b", (1, 2)), SweepAxis("big", (10**30,)))
 
 
 @pytest.mark.parametrize(
@@ -131,12 +155,13 @@ def test_boxed_byte_and_big_integer_properties_can_be_swept() -> None:
 )
 def test_degenerate_ranges_are_a_400_not_a_crash(axis: dict[str, Any], fragment: str) -> None:
     with pytest.raises(InvalidInput, match=fragment):
-        resolve_axes({"x": axis}, (prop("x", "double"),))
+        resolve({"x": axis}, (prop("x", "double"),))
 
 
 def test_untyped_values_keep_true_apart_from_one() -> None:
-    got = resolve_axes({"x": {"values": [1, True, 1.0, False, 0]}}, (prop("x", None),))
-    assert got == [{"name": "x", "values": [1, True, False, 0]}]
+    got = resolve({"x": {"values": [1, True, 1.0, False, 0]}}, (prop("x", None),))
+    assert got == (SweepAxis("x", (1, True, False, 0)),)
+    assert [type(v) for v in got[0].values] == [int, bool, bool, int]
 
 
 @settings(max_examples=200, deadline=None)
@@ -268,19 +293,19 @@ def test_sensitivity_cells_match_grouped_rows() -> None:
     rng = np.random.default_rng(3)
     params = [{"a": a, "b": b, "c": c} for a in (1, 2, 3) for b in (True, False) for c in (0.5,)]
     values = rng.normal(size=len(params)).tolist()
-    marginals, heatmaps, truncated = sensitivity(params, values, ["a", "b", "c"], Objective.PNL)
-    assert not truncated
-    assert len(heatmaps) == 3
-    by_a = {p["value"]: p for p in marginals[0]["points"]}
+    found = sensitivity(params, values, ["a", "b", "c"], Objective.PNL)
+    assert not found.heatmaps_truncated
+    assert len(found.heatmaps) == 3
+    by_a = {p.value: p.stats for p in found.marginals[0].points}
     for a in (1, 2, 3):
         group = [v for p, v in zip(params, values, strict=True) if p["a"] == a]
-        assert by_a[a]["count"] == len(group)
-        assert by_a[a]["best"] == max(group)
-        assert by_a[a]["worst"] == min(group)
-        assert by_a[a]["mean"] == pytest.approx(np.mean(group))
-    ab = heatmaps[0]
-    assert (ab["paramA"], ab["paramB"]) == ("a", "b")
-    assert sum(cell["count"] for cell in ab["cells"]) == len(params)
+        assert by_a[a].count == len(group)
+        assert by_a[a].best == max(group)
+        assert by_a[a].worst == min(group)
+        assert by_a[a].mean == pytest.approx(np.mean(group))
+    ab = found.heatmaps[0]
+    assert (ab.param_a, ab.param_b) == ("a", "b")
+    assert sum(cell.stats.count for cell in ab.cells) == len(params)
 
 
 # -- DSR and PBO --------------------------------------------------------------------------

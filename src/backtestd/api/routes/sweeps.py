@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 
@@ -16,16 +16,16 @@ from backtestd.api.schemas.sweeps import (
     ExecuteSweepRequest,
     ExecuteSweepResult,
     SweepSensitivity,
-    WalkForwardAccepted,
 )
 from backtestd.domain.backtests import BaseConfig
-from backtestd.domain.sweeps import CurveMode, CurvePrefs, Objective
+from backtestd.domain.equity import OutMode
+from backtestd.domain.sweeps import CurvePrefs, LeaderboardOrder, Objective, Ranking, Sampler
 from backtestd.errors import NotFound
 from backtestd.services import sweep_views
 from backtestd.services.sweeps import SweepRequest
 
 router = APIRouter(tags=["backtesting"], responses={401: {"model": ResponseError}})
-_ERRORS: dict[int | str, dict[str, Any]] = {
+_ERRORS: dict[int | str, dict[str, object]] = {
     400: {"model": ResponseError},
     404: {"model": ResponseError},
     429: {"model": ResponseError},
@@ -35,31 +35,20 @@ ObjectiveQuery = Annotated[Literal["sharpe", "sortino", "pnl", "maxdd"] | None, 
 
 
 def _request(body: ExecuteSweepRequest) -> SweepRequest:
-    curve = body.equityCurve
+    walk = body.walkForward
     return SweepRequest(
         strategy_id=body.strategyId,
-        axes={name: axis.model_dump(by_alias=True) for name, axis in body.sweep.params.items()},
-        sampler=body.sweep.sampler,
+        axes={name: axis.to_domain() for name, axis in body.sweep.params.items()},
+        sampler=Sampler(body.sweep.sampler),
         seed=body.sweep.seed,
         samples=body.sweep.samples,
-        objective=body.sweep.objective,
+        objective=Objective(body.sweep.objective),
         base_config=body.baseConfig.to_domain() if body.baseConfig else BaseConfig(),
         store_signals=body.storeSignals,
         shards=body.shards,
         min_trade_floor=body.minTradeFloor,
-        walk_forward=(body.walkForward.folds, body.walkForward.inSamplePct)
-        if body.walkForward
-        else None,
-        curves=CurvePrefs(
-            mode=CurveMode(curve.mode),
-            n=curve.n,
-            max_pct=curve.maxPct,
-            resample=curve.resample,
-            differential=curve.differential,
-            out_mode=curve.outMode,
-        )
-        if curve
-        else CurvePrefs(),
+        walk_forward=(walk.folds, walk.inSamplePct) if walk else None,
+        curves=body.equityCurve.to_domain() if body.equityCurve else CurvePrefs(),
     )
 
 
@@ -80,15 +69,7 @@ def submit_sweep(
     services: ServicesDep,
 ) -> ExecuteSweepAccepted:
     accepted = services.sweeps.submit(principal, exchangeId, type, requestId, _request(body))
-    return ExecuteSweepAccepted(
-        sweepId=accepted.sweep_id,
-        requestId=requestId,
-        totalRuns=accepted.total_runs,
-        shards=accepted.shards,
-        seed=accepted.seed,
-        queued=accepted.queued,
-        walkForward=WalkForwardAccepted(**accepted.walk_forward) if accepted.walk_forward else None,
-    )
+    return ExecuteSweepAccepted.of(accepted)
 
 
 @router.get(
@@ -112,15 +93,15 @@ def sweep_result(
     view = services.sweeps.view(
         principal, exchangeId, type, requestId, sweepId, with_curve_metas=True
     )
-    body = sweep_views.result(
+    result = sweep_views.result(
         view,
         Objective(objective) if objective else view.spec.objective,
-        order,
-        ranking,
+        LeaderboardOrder(order),
+        Ranking(ranking),
         services.settings.sweep_leaderboard_limit,
         datetime.now(UTC),
     )
-    return ExecuteSweepResult.model_validate(body)
+    return ExecuteSweepResult.of(result)
 
 
 @router.delete(
@@ -159,7 +140,7 @@ def sweep_sensitivity(
 ) -> SweepSensitivity:
     view = services.sweeps.view(principal, exchangeId, type, requestId, sweepId)
     chosen = Objective(objective) if objective else view.spec.objective
-    return SweepSensitivity.model_validate(sweep_views.sensitivity_view(view, chosen))
+    return SweepSensitivity.of(sweep_views.sensitivity_view(view, chosen))
 
 
 @router.get(
@@ -183,10 +164,12 @@ def trial_equity_curve(
 ) -> EquityCurveResult:
     view = services.sweeps.view(principal, exchangeId, type, requestId, sweepId)
     row = services.sweeps.curve_row(view, runIx)
-    curve = sweep_views.trial_curve(view, row, resample, differential, outMode)
+    curve = sweep_views.trial_curve(
+        view, row, resample, differential, OutMode(outMode) if outMode else None
+    )
     if curve is None:
         raise NotFound(
             f"no equity curve for run {runIx} of sweep {sweepId}: the run does not exist, has "
             "not finished, or its curve was not selected (equityCurve.mode on submission)"
         )
-    return EquityCurveResult.model_validate(curve)
+    return EquityCurveResult.of(curve)

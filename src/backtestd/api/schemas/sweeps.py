@@ -1,17 +1,54 @@
-"""Wire shapes of parameter sweeps (executeSweep, its result, sensitivity and trial curves)."""
+"""Wire shapes of parameter sweeps (executeSweep, its result, sensitivity and trial curves).
+
+The request model turns itself into the service's request (``to_domain``); the response models
+build themselves from the domain values the services return (``of``), so every camelCase name
+of a sweep lives in this module. Optional keys are given only when they hold a value: the
+routes serialise with ``response_model_exclude_unset``, so an absent figure stays absent.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Literal, Self
 
 from pydantic import Field, StrictBool, StrictFloat, StrictInt
 
-from backtestd.api.schemas.backtests import BacktestJobState, BaseConfig
+from backtestd.api.schemas.backtests import BacktestJobState, BaseConfig, EquityCurveMeta
 from backtestd.api.schemas.common import WireModel
+from backtestd.domain import backtests, sweep_results, sweeps
+from backtestd.domain.equity import OutMode
 
 AxisValue = StrictBool | StrictInt | StrictFloat
 ObjectiveName = Literal["sharpe", "sortino", "pnl", "maxdd"]
 SweepStatusName = Literal["RUNNING", "COMPLETED", "PARTIAL", "CANCELLED"]
+CurveModeName = Literal["auto", "none", "topN", "topPct"]
+CURVE_MODES: Mapping[str, sweeps.CurveMode] = {
+    "auto": sweeps.CurveMode.AUTO,
+    "none": sweeps.CurveMode.NONE,
+    "topN": sweeps.CurveMode.TOP_N,
+    "topPct": sweeps.CurveMode.TOP_PCT,
+}
+"""The wire's spelling of ``equityCurve.mode`` for each retention mode."""
+Fields = dict[str, object]
+"""A response model's keyword arguments by wire name, the optional ones only when set."""
+
+
+def _with(fields: Fields, **optional: object) -> Fields:
+    """``fields`` and those of ``optional`` that hold a value (the others stay unset)."""
+    fields.update((name, value) for name, value in optional.items() if value is not None)
+    return fields
+
+
+def base_config_of(base: backtests.BaseConfig) -> BaseConfig:
+    """The settings a sweep's trials ran with: the four that always have a value, and the
+    entry lock when one is set."""
+    fields: Fields = {
+        "initialFunding": base.initial_funding,
+        "buyFeeRate": base.buy_fee_rate,
+        "sellFeeRate": base.sell_fee_rate,
+        "feeLeg": base.fee_leg,
+    }
+    return BaseConfig.model_validate(_with(fields, percentAmountToLock=base.percent_amount_to_lock))
 
 
 class RangeAxis(WireModel):
@@ -19,9 +56,15 @@ class RangeAxis(WireModel):
     to: StrictInt | StrictFloat
     step: StrictInt | StrictFloat
 
+    def to_domain(self) -> sweeps.AxisRange:
+        return sweeps.AxisRange(self.from_, self.to, self.step)
+
 
 class ValuesAxis(WireModel):
     values: list[AxisValue]
+
+    def to_domain(self) -> sweeps.AxisValues:
+        return sweeps.AxisValues(tuple(self.values))
 
 
 class SweepSpecRequest(WireModel):
@@ -41,9 +84,19 @@ class EquityCurveRequest(WireModel):
     resample: StrictInt | None = None
     differential: bool = False
     outMode: Literal["ARRAY", "SHORT"] = "ARRAY"
-    mode: Literal["auto", "none", "topN", "topPct"] = "auto"
+    mode: CurveModeName = "auto"
     n: StrictInt | None = None
     maxPct: StrictInt | StrictFloat | None = None
+
+    def to_domain(self) -> sweeps.CurvePrefs:
+        return sweeps.CurvePrefs(
+            mode=CURVE_MODES[self.mode],
+            n=self.n,
+            max_pct=self.maxPct,
+            resample=self.resample,
+            differential=self.differential,
+            out_mode=OutMode(self.outMode),
+        )
 
 
 class ExecuteSweepRequest(WireModel):
@@ -72,6 +125,25 @@ class ExecuteSweepAccepted(WireModel):
     queued: bool
     walkForward: WalkForwardAccepted | None = None
 
+    @classmethod
+    def of(cls, accepted: sweep_results.SweepAccepted) -> Self:
+        walk = accepted.walk_forward
+        return cls(
+            sweepId=accepted.sweep_id,
+            requestId=accepted.request_id,
+            totalRuns=accepted.total_runs,
+            shards=accepted.shards,
+            seed=accepted.seed,
+            queued=accepted.queued,
+            walkForward=None
+            if walk is None
+            else WalkForwardAccepted(
+                folds=walk.folds,
+                inSamplePct=walk.in_sample_pct,
+                totalRuns=accepted.walk_forward_runs or 0,
+            ),
+        )
+
 
 class SweepProgress(WireModel):
     done: int
@@ -85,10 +157,40 @@ class SweepProgress(WireModel):
     stalledSeconds: int | None = None
     etaSeconds: int | None = None
 
+    @classmethod
+    def of(cls, progress: sweep_results.SweepProgress) -> Self:
+        fields: Fields = {
+            "done": progress.done,
+            "total": progress.total,
+            "aborted": progress.aborted,
+            "shardCount": progress.shard_count,
+            "pendingShards": progress.pending_shards,
+            "failedShards": progress.failed_shards,
+            "retrying": progress.retrying,
+            "notStarted": progress.not_started,
+        }
+        return cls.model_validate(
+            _with(fields, stalledSeconds=progress.stalled_seconds, etaSeconds=progress.eta_seconds)
+        )
+
+
+class SweepCurveLink(WireModel):
+    """Where a trial's retained curve is served, and what it is."""
+
+    url: str
+    meta: EquityCurveMeta
+
+
+def curve_url(exchange_id: str, data_type: str, request_id: str, sweep_id: str, run_ix: int) -> str:
+    return (
+        f"/v1/backtest/{exchange_id}/{data_type}/executeSweep/"
+        f"{request_id}/{sweep_id}/runs/{run_ix}/equityCurve"
+    )
+
 
 class SweepRunRow(WireModel):
     runIx: int
-    params: dict[str, Any]
+    params: dict[str, AxisValue]
     sharpe: float
     sortino: float
     pnl: float
@@ -104,7 +206,40 @@ class SweepRunRow(WireModel):
     plateauScore: float | None = None
     neighbourCount: int | None = None
     deflatedSharpe: float | None = None
-    equityCurve: dict[str, Any] | None = None
+    equityCurve: SweepCurveLink | None = None
+
+    @classmethod
+    def of(cls, row: sweep_results.LeaderboardRow, curve_link: str | None = None) -> Self:
+        """``curve_link`` is the served curve's URL when ``row.curve`` is set."""
+        m = row.metrics
+        fields: Fields = {
+            "runIx": row.run_ix,
+            "params": row.params,
+            "sharpe": m.sharpe,
+            "sortino": m.sortino,
+            "pnl": m.pnl,
+            "pnlPct": m.pnl_pct,
+            "cagr": m.cagr,
+            "maxDdPct": m.max_dd_pct,
+            "trades": m.trades,
+            "winRate": m.win_rate,
+            "belowTradeFloor": row.below_trade_floor,
+            "aborted": row.aborted,
+            "runtimeMs": row.runtime_ms,
+        }
+        link = None
+        if row.curve is not None and curve_link is not None:
+            link = SweepCurveLink(url=curve_link, meta=EquityCurveMeta.of(row.curve))
+        return cls.model_validate(
+            _with(
+                fields,
+                rank=row.rank,
+                plateauScore=row.plateau_score,
+                neighbourCount=row.neighbour_count,
+                deflatedSharpe=row.deflated_sharpe,
+                equityCurve=link,
+            )
+        )
 
 
 class WalkForwardFold(WireModel):
@@ -112,10 +247,24 @@ class WalkForwardFold(WireModel):
     inSampleFrom: int
     inSampleTo: int
     outOfSampleTo: int
-    params: dict[str, Any]
+    params: dict[str, AxisValue]
     inSampleSharpe: float
     outOfSample: SweepRunRow
     vectorsRun: int
+
+    @classmethod
+    def of(cls, result: sweep_results.FoldResult) -> Self:
+        fold = result.fold
+        return cls(
+            foldIx=fold.fold_ix,
+            inSampleFrom=fold.in_sample_from,
+            inSampleTo=fold.in_sample_to,
+            outOfSampleTo=fold.out_of_sample_to,
+            params=fold.params,
+            inSampleSharpe=fold.in_sample_sharpe,
+            outOfSample=SweepRunRow.of(result.out_of_sample),
+            vectorsRun=fold.vectors_run,
+        )
 
 
 class WalkForwardResult(WireModel):
@@ -124,6 +273,16 @@ class WalkForwardResult(WireModel):
     results: list[WalkForwardFold]
     inSamplePct: int | None = None
     paramDrift: float | None = None
+
+    @classmethod
+    def of(cls, walk: sweep_results.WalkForwardView) -> Self:
+        fields: Fields = {
+            "folds": walk.folds,
+            "completedFolds": walk.completed_folds,
+            "results": [WalkForwardFold.of(f) for f in walk.results],
+            "inSamplePct": walk.in_sample_pct,
+        }
+        return cls.model_validate(_with(fields, paramDrift=walk.param_drift))
 
 
 JobState = BacktestJobState
@@ -151,6 +310,39 @@ class ExecuteSweepResult(WireModel):
         default=None, description="additive: the portfolio settings every trial ran with"
     )
 
+    @classmethod
+    def of(cls, result: sweep_results.SweepResult) -> Self:
+        board, job = result.board, result.job
+
+        def link(run_ix: int) -> str:
+            return curve_url(job.exchange_id, job.data_type, result.request_id, job.job_id, run_ix)
+
+        fields: Fields = {
+            "sweepId": board.sweep_id,
+            "status": result.status.value,
+            "objective": board.objective.value,
+            "order": board.order.value,
+            "progress": SweepProgress.of(result.progress),
+            "leaderboardSize": board.size,
+            "truncated": board.truncated,
+            "leaderboard": [SweepRunRow.of(row, link(row.run_ix)) for row in board.rows],
+            "state": BacktestJobState.of(job, result.completed),
+            "ranking": board.ranking.value,
+            # Additive (docs/api-decisions.md): what a row needs to be re-run through execute.
+            "strategyId": board.strategy_id,
+            "baseConfig": base_config_of(board.base_config),
+        }
+        over = board.overfitting
+        walk = board.walk_forward
+        return cls.model_validate(
+            _with(
+                fields,
+                pbo=None if over is None else over.pbo,
+                pboSplits=None if over is None else over.splits,
+                walkForward=None if walk is None else WalkForwardResult.of(walk),
+            )
+        )
+
 
 class CancelSweepResponse(WireModel):
     status: Literal["cancelling"] = "cancelling"
@@ -158,11 +350,16 @@ class CancelSweepResponse(WireModel):
 
 
 class MarginalPoint(WireModel):
-    value: Any
+    value: AxisValue
     count: int
     best: float
     mean: float
     worst: float
+
+    @classmethod
+    def of(cls, point: sweep_results.MarginalPoint) -> Self:
+        s = point.stats
+        return cls(value=point.value, count=s.count, best=s.best, mean=s.mean, worst=s.worst)
 
 
 class SweepMarginal(WireModel):
@@ -171,12 +368,24 @@ class SweepMarginal(WireModel):
 
 
 class HeatmapCell(WireModel):
-    valueA: Any
-    valueB: Any
+    valueA: AxisValue
+    valueB: AxisValue
     count: int
     best: float
     mean: float
     worst: float
+
+    @classmethod
+    def of(cls, cell: sweep_results.HeatmapCell) -> Self:
+        s = cell.stats
+        return cls(
+            valueA=cell.value_a,
+            valueB=cell.value_b,
+            count=s.count,
+            best=s.best,
+            mean=s.mean,
+            worst=s.worst,
+        )
 
 
 class SweepHeatmap(WireModel):
@@ -193,3 +402,24 @@ class SweepSensitivity(WireModel):
     marginals: list[SweepMarginal]
     heatmaps: list[SweepHeatmap]
     heatmapsTruncated: bool
+
+    @classmethod
+    def of(cls, view: sweep_results.SensitivityView) -> Self:
+        found = view.sensitivity
+        return cls(
+            sweepId=view.sweep_id,
+            status=view.status.value,
+            objective=view.objective.value,
+            rowsAnalysed=view.rows_analysed,
+            marginals=[
+                SweepMarginal(param=m.param, points=[MarginalPoint.of(p) for p in m.points])
+                for m in found.marginals
+            ],
+            heatmaps=[
+                SweepHeatmap(
+                    paramA=h.param_a, paramB=h.param_b, cells=[HeatmapCell.of(c) for c in h.cells]
+                )
+                for h in found.heatmaps
+            ],
+            heatmapsTruncated=found.heatmaps_truncated,
+        )

@@ -16,21 +16,29 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
 
 from backtestd.domain.backtest_results import Metrics
-from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.domain.jobs import JobKind, JobRecord
 from backtestd.domain.strategies import StrategyRecord
-from backtestd.domain.sweeps import Objective, ShardOutcome, SweepRow, SweepShardSpec, SweepSpec
+from backtestd.domain.sweeps import (
+    FoldOutcome,
+    Objective,
+    Params,
+    ShardOutcome,
+    SweepRow,
+    SweepShardSpec,
+    SweepSpec,
+    TrialCurve,
+)
 from backtestd.engine.equity_curve import equity_points
-from backtestd.engine.metrics import daily_returns, sweep_row_fields
+from backtestd.engine.metrics import daily_returns, sweep_metrics
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.execute import ExecuteFailed
 from backtestd.jobs.handlers.trial import PreparedData, TrialFailed, evaluate, load_prepared
 from backtestd.jobs.progress import JobCancelled, JobProgress
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
-from backtestd.storage.db.repositories.sweeps import SweepRowRepository
+from backtestd.storage.db.repositories.sweeps import SweepJobRepository, SweepRowRepository
 from backtestd.strategy.failures import describe_run_failure
 from backtestd.strategy.jvm import RunFailure, RunFailureKind, RunRequest, RunResult
 from backtestd.sweeps.plan import expand_vectors, retained_count
@@ -71,9 +79,8 @@ class _Shard:
         self.shard = job.spec_as(SweepShardSpec)
         self.sweep_id = self.shard.sweep_id
         with ctx.database.unit_of_work() as uow:
-            jobs = JobRepository(uow.session)
-            jobs.mark_started(self.sweep_id, ctx.clock())
-            sweep = jobs.get(self.sweep_id)
+            SweepJobRepository(uow.session).start(self.sweep_id, ctx.clock())
+            sweep = JobRepository(uow.session).get(self.sweep_id)
             if sweep is None:
                 raise ExecuteFailed(f"sweep {self.sweep_id} no longer exists")
             self.spec = sweep.spec_as(SweepSpec)
@@ -90,7 +97,7 @@ class _Shard:
 
     def trials(
         self,
-        batch: list[tuple[int, dict[str, Any]]],
+        batch: list[tuple[int, Params]],
         rows: tuple[int, int] | None,
         keep_curve: CurveRule,
         progress: JobProgress,
@@ -126,7 +133,7 @@ class _Shard:
     def trial(
         self,
         run_ix: int,
-        params: dict[str, Any],
+        params: Params,
         rows: tuple[int, int] | None,
         keep_curve: CurveRule,
         progress: JobProgress,
@@ -136,7 +143,7 @@ class _Shard:
     def _trial(
         self,
         run_ix: int,
-        params: dict[str, Any],
+        params: Params,
         outcome: RunResult | RunFailure,
         rows: tuple[int, int] | None,
         keep_curve: CurveRule,
@@ -148,26 +155,25 @@ class _Shard:
                 sweep_id=self.sweep_id,
                 run_ix=run_ix,
                 params=params,
-                metrics=sweep_row_fields(ABORTED_METRICS),
+                metrics=sweep_metrics(ABORTED_METRICS),
                 aborted=True,
                 runtime_ms=_ms_since(started),
                 error=describe_run_failure(self.strategy, outcome)[:2000],
             )
             return Trial(row, 0.0)
         portfolio, metrics = evaluate(self.data, outcome, self.base_config, rows)
-        fields = sweep_row_fields(metrics)
-        value = float(fields[self.spec.objective.row_field])
+        figures = sweep_metrics(metrics)
+        value = self.spec.objective.score(figures)
         curve = None
         if portfolio.trades.count and keep_curve(value, run_ix):
             ts, eq = equity_points(portfolio)
-            # Timestamps as integers: JSON-encoding an int is cheaper than a float, and readers
-            # take either (np.asarray(..., dtype=np.int64)).
-            curve = {"ts": ts.tolist(), "eq": eq.tolist()}
+            # Timestamps as integers: JSON-encoding an int is cheaper than a float.
+            curve = TrialCurve(tuple(ts.tolist()), tuple(eq.tolist()))
         row = SweepRow(
             sweep_id=self.sweep_id,
             run_ix=run_ix,
             params=params,
-            metrics=fields,
+            metrics=figures,
             aborted=False,
             runtime_ms=_ms_since(started),
             daily_returns=tuple(round(float(r), 15) for r in daily_returns(portfolio)),
@@ -195,7 +201,7 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
         done = repo.stored_ixs(shard.sweep_id, start, stop)
         with_curve = repo.curve_ixs(shard.sweep_id) if done else set()
         kept = [
-            (float(r.metrics[shard.spec.objective.row_field]), r.run_ix)
+            (shard.spec.objective.score(r.metrics), r.run_ix)
             for r in (repo.rows(shard.sweep_id) if with_curve else [])
             if start <= r.run_ix < stop and r.run_ix in with_curve
         ]
@@ -337,15 +343,15 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> ShardOutc
         raise ExecuteFailed(f"fold {fold_ix}: every in-sample run aborted")
     progress.check()
     oos = shard.trial(fold_ix, best.row.params, (in_to, out_to), _always, progress)
-    fold = {
-        "foldIx": fold_ix,
-        "inSampleFrom": in_from,
-        "inSampleTo": in_to,
-        "outOfSampleTo": out_to,
-        "params": best.row.params,
-        "inSampleSharpe": float(best.row.metrics["sharpe"]),
-        "vectorsRun": len(shard.vectors),
-    }
+    fold = FoldOutcome(
+        fold_ix=fold_ix,
+        in_sample_from=in_from,
+        in_sample_to=in_to,
+        out_of_sample_to=out_to,
+        params=best.row.params,
+        in_sample_sharpe=float(best.row.metrics.sharpe),
+        vectors_run=len(shard.vectors),
+    )
     row = replace(oos.row, fold=fold)
     with shard.ctx.database.unit_of_work() as uow:
         SweepRowRepository(uow.session).add(row, shard.ctx.clock())
@@ -354,17 +360,9 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> ShardOutc
 
 
 def finish_sweep_if_done(ctx: WorkerContext, shard: JobRecord) -> None:
-    """After a shard ends: the last one to end moves the sweep to its terminal state."""
+    """After a shard ends: the last one to end closes the sweep (``SweepJobRepository``)."""
     if shard.kind is not JobKind.SWEEP_SHARD:
         return
-    sweep_id = shard.job_id.rsplit(".", 1)[0]
+    sweep_id = shard.spec_as(SweepShardSpec).sweep_id
     with ctx.database.unit_of_work() as uow:
-        repo = JobRepository(uow.session)
-        shards = repo.shards_of(sweep_id)
-        if not shards or any(not s.status.terminal for s in shards):
-            return
-        failed = [s for s in shards if s.status is JobStatus.FAILED]
-        status = JobStatus.FAILED if len(failed) == len(shards) else JobStatus.COMPLETED
-        detail = failed[0].status_detail if failed else None
-        repo.mark_started(sweep_id, ctx.clock())
-        repo.finish(sweep_id, status, ctx.clock(), detail, None)
+        SweepJobRepository(uow.session).close_if_done(sweep_id, ctx.clock())

@@ -1,4 +1,5 @@
-"""SQL for sweep rows. Rows are keyed by (sweep, runIx), so a retried shard never duplicates one."""
+"""SQL for sweeps: their rows, keyed by (sweep, runIx) so a retried shard never duplicates one, and
+the state changes of a sweep's own job row (``SweepJobRepository``)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,21 @@ from sqlalchemy import Integer, Text, cast, func, null, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
-from backtestd.domain.sweeps import SweepRow
+from backtestd.domain.jobs import JobKind, JobStatus
+from backtestd.domain.serial import from_stored, to_stored
+from backtestd.domain.sweeps import (
+    CANCELLED_DETAIL,
+    FoldOutcome,
+    Params,
+    SweepClosing,
+    SweepMetrics,
+    SweepRow,
+    TrialCurve,
+    sweep_closing,
+)
 from backtestd.storage.db.insert import insert_new, insert_new_many
-from backtestd.storage.db.json_text import decode_numbers, encode_numbers
+from backtestd.storage.db.json_text import EncodedJSON, decode_numbers, encode_numbers
+from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.tables import sweep_rows
 from backtestd.storage.db.tables.base import UtcDateTime
 
@@ -23,17 +36,18 @@ _CURVE_TEXT = cast(sweep_rows.c.curve, Text).label("curve")
 
 
 def _row(row: RowMapping, with_returns: bool) -> SweepRow:
+    """A stored row read back typed (``domain.serial``); ``curve`` is read on its own."""
+    fold = row.get("fold")
     return SweepRow(
         sweep_id=row["sweep_id"],
         run_ix=row["run_ix"],
-        params=row["params"],
-        metrics=row["metrics"],
+        params=from_stored(Params, row["params"]),
+        metrics=from_stored(SweepMetrics, row["metrics"]),
         aborted=bool(row["aborted"]),
         runtime_ms=row["runtime_ms"],
         daily_returns=tuple(row["daily_returns"]) if with_returns else (),
         error=row["error"],
-        curve=row.get("curve"),
-        fold=row.get("fold"),
+        fold=None if fold is None else from_stored(FoldOutcome, fold),
     )
 
 
@@ -42,15 +56,25 @@ def _values(row: SweepRow, now: datetime) -> dict[str, object]:
     return {
         "sweep_id": row.sweep_id,
         "run_ix": row.run_ix,
-        "params": row.params,
-        "metrics": row.metrics,
+        "params": to_stored(row.params, Params),
+        "metrics": to_stored(row.metrics),
         "aborted": row.aborted,
         "error": row.error,
         "runtime_ms": row.runtime_ms,
         "daily_returns": list(row.daily_returns),
-        "fold": row.fold,
+        "fold": None if row.fold is None else to_stored(row.fold),
         "created_at": now,
     }
+
+
+def _encode_curve(curve: TrialCurve) -> EncodedJSON:
+    """The curve column's text, encoded by orjson (``json_text``): its fields are its stored
+    names (``vars``), and a curve is too large for the general serialisation's pace."""
+    return encode_numbers(vars(curve))
+
+
+def _decode_curve(text: str) -> TrialCurve:
+    return from_stored(TrialCurve, decode_numbers(text))
 
 
 class SweepRowRepository:
@@ -62,7 +86,7 @@ class SweepRowRepository:
         values = _values(row, now)
         # SQL NULL, not JSON null: "holds a curve" is then answered from the row header
         # (curve_ixs) instead of by reading every stored curve (migration 0007).
-        values["curve"] = encode_numbers(row.curve) if row.curve is not None else null()
+        values["curve"] = _encode_curve(row.curve) if row.curve is not None else null()
         return insert_new(self._session, sweep_rows, values)
 
     def add_many(self, rows: Sequence[SweepRow], now: datetime) -> None:
@@ -70,7 +94,7 @@ class SweepRowRepository:
         already stored are skipped (a retried shard). A row without a curve leaves the column
         out, so it holds SQL NULL as :meth:`add` writes it."""
         with_curve = [
-            {**_values(r, now), "curve": encode_numbers(r.curve)}
+            {**_values(r, now), "curve": _encode_curve(r.curve)}
             for r in rows
             if r.curve is not None
         ]
@@ -116,7 +140,7 @@ class SweepRowRepository:
         )
         return {int(ix) for ix in result.scalars()}
 
-    def curves(self, sweep_id: str, run_ixs: Iterable[int]) -> dict[int, dict[str, list[float]]]:
+    def curves(self, sweep_id: str, run_ixs: Iterable[int]) -> dict[int, TrialCurve]:
         """The stored curves of these rows (rows without one are left out)."""
         ixs = list(run_ixs)
         if not ixs:
@@ -128,7 +152,7 @@ class SweepRowRepository:
                 sweep_rows.c.curve.is_not(None),
             )
         )
-        return {int(ix): decode_numbers(text) for ix, text in result}
+        return {int(ix): _decode_curve(text) for ix, text in result}
 
     def get(self, sweep_id: str, run_ix: int) -> SweepRow | None:
         columns = [c for c in sweep_rows.c if c.name != "curve"]
@@ -144,7 +168,7 @@ class SweepRowRepository:
         if row is None:
             return None
         text = row["curve"]
-        return replace(_row(row, True), curve=decode_numbers(text) if text is not None else None)
+        return replace(_row(row, True), curve=_decode_curve(text) if text is not None else None)
 
     def stored_ixs(self, sweep_id: str, start: int, stop: int) -> set[int]:
         result = self._session.execute(
@@ -175,3 +199,45 @@ class SweepRowRepository:
                 .where(sweep_rows.c.sweep_id == sweep_id, sweep_rows.c.run_ix.in_(ixs))
                 .values(curve=null())
             )
+
+
+class SweepJobRepository:
+    """Every state change of a sweep's own job row (kind ``sweep``), through the job state
+    machine's conditional updates (``JobRepository``) and the sweep's one closing rule
+    (``domain.sweeps.sweep_closing``): started by its first shard, closed by its last, or
+    cancelled on request. Nothing else writes a sweep's status."""
+
+    def __init__(self, session: Session) -> None:
+        self._jobs = JobRepository(session)
+
+    def start(self, sweep_id: str, now: datetime) -> bool:
+        """A shard started: so has the sweep (its start time is its first shard's)."""
+        return self._jobs.mark_started(sweep_id, now)
+
+    def close_if_done(self, sweep_id: str, now: datetime) -> SweepClosing | None:
+        """Close the sweep if every shard has ended; the closing applied, or None (a shard is
+        still active, or the sweep was already closed or cancelled)."""
+        closing = sweep_closing(self._jobs.shards_of(sweep_id))
+        if closing is None:
+            return None
+        self._jobs.mark_started(sweep_id, now)  # Completed is entered from Started only
+        if self._jobs.finish(sweep_id, closing.status, now, closing.detail, None):
+            return closing
+        return None
+
+    def cancel(self, sweep_id: str, now: datetime) -> None:
+        """Flag every shard and the sweep (shards nobody started end at once) and close the
+        sweep as cancelled; a shard in flight stops at its next check."""
+        for shard in self._jobs.shards_of(sweep_id):
+            self._jobs.request_cancel(shard.job_id, now)
+        self._jobs.request_cancel(sweep_id, now)
+        self._jobs.finish(sweep_id, JobStatus.ABORTED, now, CANCELLED_DETAIL, None)
+
+    def close_orphans(self, now: datetime) -> int:
+        """Close the sweeps whose shards all ended while no process was there to close them;
+        how many were closed."""
+        return sum(
+            1
+            for job in self._jobs.unfinished()
+            if job.kind is JobKind.SWEEP and self.close_if_done(job.job_id, now) is not None
+        )
