@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 from backtestd.domain.accounts import Principal
 from backtestd.domain.backtests import BaseConfig
+from backtestd.domain.job_specs import JobSpec
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.domain.strategies import PropertySpec, StrategyRecord
 from backtestd.domain.sweeps import (
@@ -174,14 +175,14 @@ class SweepFixture:
                 shard = SweepShardSpec(self.sweep_id, start=n, stop=n + 1)
                 assert jobs.add(self._job(self.shard_id(n), JobKind.SWEEP_SHARD, shard, 0))
 
-    def _job(self, job_id: str, kind: JobKind, spec: object, size: int) -> JobRecord:
+    def _job(self, job_id: str, kind: JobKind, spec: JobSpec, size: int) -> JobRecord:
         return JobRecord(
             job_id=job_id,
             user_id=self.user.user_id,
             kind=kind,
             exchange_id="sim",
             data_type="ticker",
-            spec=spec,  # type: ignore[arg-type]
+            spec=spec,
             status=JobStatus.NEW,
             created_at=T0,
             size=size,
