@@ -27,15 +27,19 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.support.server import LiveServer  # noqa: E402
 
+from backtestd.domain.backtests import BaseConfig  # noqa: E402
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus  # noqa: E402
 from backtestd.domain.sweeps import (  # noqa: E402
     CurvePrefs,
     Objective,
     Sampler,
+    SweepAxis,
     SweepRow,
+    SweepShardSpec,
     SweepSpec,
+    TrialCurve,
 )
-from backtestd.engine.metrics import Metrics, sweep_row_fields  # noqa: E402
+from backtestd.engine.metrics import Metrics, sweep_metrics  # noqa: E402
 from backtestd.storage.db.engine import Database  # noqa: E402
 from backtestd.storage.db.repositories.jobs import JobRepository  # noqa: E402
 from backtestd.storage.db.repositories.sweeps import SweepRowRepository  # noqa: E402
@@ -56,15 +60,12 @@ def write_sweep(db: Database, sweep_id: str, rows: int, curve_points: int, n: in
     spec = SweepSpec(
         prepare_job_id=PREPARE,
         strategy_id="s-bench",
-        axes=[
-            {"name": "fast", "values": list(range(10))},
-            {"name": "slow", "values": slows},
-        ],
+        axes=(SweepAxis("fast", tuple(range(10))), SweepAxis("slow", tuple(slows))),
         sampler=Sampler.GRID,
         seed=0,
         samples=None,
         objective=Objective.SHARPE,
-        base_config={},
+        base_config=BaseConfig(),
         min_trade_floor=0,
         shards=2,
         walk_forward=None,
@@ -81,7 +82,7 @@ def write_sweep(db: Database, sweep_id: str, rows: int, curve_points: int, n: in
                     kind=kind,
                     exchange_id="sim",
                     data_type="kline",
-                    spec=spec.to_json() if kind is JobKind.SWEEP else {"sweepId": sweep_id},
+                    spec=spec if kind is JobKind.SWEEP else SweepShardSpec(sweep_id, 0, rows),
                     status=JobStatus.NEW,
                     created_at=now,
                     size=rows,
@@ -94,15 +95,15 @@ def write_sweep(db: Database, sweep_id: str, rows: int, curve_points: int, n: in
         for ix in range(rows):
             curve = None
             if ix in best:
-                ts = [float(1_700_000_000_000 + 60_000 * k) for k in range(curve_points)]
-                curve = {"ts": ts, "eq": [100.0 + rng.random() for _ in ts]}
+                ts = tuple(1_700_000_000_000 + 60_000 * k for k in range(curve_points))
+                curve = TrialCurve(ts, tuple(100.0 + rng.random() for _ in ts))
             metrics = Metrics(1.0, 1.2, 50, 0.5, sharpes[ix], 0.4, 0.2, 0.1, 0.05)
             repo.add(
                 SweepRow(
                     sweep_id=sweep_id,
                     run_ix=ix,
                     params={"fast": ix % 10, "slow": slows[ix // 10]},
-                    metrics=sweep_row_fields(metrics),
+                    metrics=sweep_metrics(metrics),
                     aborted=False,
                     runtime_ms=100,
                     daily_returns=tuple(rng.gauss(0, 0.01) for _ in range(30)),
@@ -117,7 +118,7 @@ def finish(db: Database, sweep_id: str) -> None:
     with db.unit_of_work() as uow:
         jobs = JobRepository(uow.session)
         for job_id in (f"{sweep_id}.0", sweep_id):
-            jobs.finish(job_id, JobStatus.COMPLETED, now, None, {})
+            jobs.finish(job_id, JobStatus.COMPLETED, now, None, None)
 
 
 def per_read(client: httpx.Client, pid: int, path: str, reads: int) -> tuple[float, float]:
