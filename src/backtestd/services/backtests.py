@@ -7,7 +7,6 @@ executor happens only after the job row is committed (``after_commit``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -45,14 +44,6 @@ from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
 
 RUNNABLE_TYPES = ("ticker", "kline")
-PARAM_KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
-RESERVED_PARAMS = {
-    "strategyId",
-    "storeSignals",
-    "equityCurve",
-    "backtestEnabled",
-    "backtestFakeExecution",
-}
 
 
 @dataclass(frozen=True)
@@ -156,7 +147,7 @@ class BacktestService:
             equity.check()
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
-        params = _params(request.params)
+        params = dict(request.params or {})
         prepare = self._owned(
             principal, exchange_id, data_type, request.prepare_job_id, JobKind.PREPARE
         )
@@ -381,16 +372,3 @@ def _bound(name: str, text: str) -> datetime:
         return parse_range_bound(text)
     except ValueError as exc:
         raise InvalidInput(f"'{name}': {exc}") from exc
-
-
-def _params(params: Mapping[str, ParamValue] | None) -> dict[str, ParamValue]:
-    if not params:
-        return {}
-    for key in params:
-        if key in RESERVED_PARAMS:
-            raise InvalidInput(f"params key {key!r} is reserved and cannot be set")
-        if not PARAM_KEY.match(key):
-            raise InvalidInput(
-                f"params key {key!r} is not valid: use letters, digits, '_', '-' and '.'"
-            )
-    return dict(params)

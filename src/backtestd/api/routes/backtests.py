@@ -100,7 +100,7 @@ def execute(
             store_signals=body.storeSignals,
             equity_curve=body.equityCurve.to_domain() if body.equityCurve else None,
             base_config=body.baseConfig.to_domain() if body.baseConfig else None,
-            params=body.params,
+            params=body.checked_params(),
         ),
     )
     return AcceptedJob(jobId=job_id)

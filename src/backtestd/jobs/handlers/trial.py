@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from backtestd.domain.backtest_results import Metrics
 from backtestd.domain.backtests import BaseConfig, PreparedManifest
-from backtestd.domain.marketdata import DataType, Instrument, column_dtype
+from backtestd.domain.marketdata import CLOSE_TS, DataType, Instrument, column_dtype
 from backtestd.domain.serial import from_stored
 from backtestd.engine.metrics import compute_metrics
 from backtestd.engine.portfolio import (
@@ -107,7 +107,7 @@ def load_prepared(ctx: WorkerContext, prepare_id: str, data_type: str) -> Prepar
             raise TrialFailed(f"prepared column {name} of {prepare_id} is missing")
         paths[name] = path
     feed = DataType(data_type)
-    ts_name, px_name = ("closeTs", "close") if feed is DataType.KLINE else ("ts", "last")
+    ts_name, px_name = (CLOSE_TS, "close") if feed is DataType.KLINE else ("ts", "last")
     return PreparedData(
         prepare_id=prepare_id,
         instrument=Instrument.parse(manifest.instrument),
