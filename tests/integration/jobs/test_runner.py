@@ -4,6 +4,7 @@ No Dask, no HTTP: ``process_job`` is what a Dask worker calls."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,6 +24,7 @@ from backtestd.services.job_views import execute_result
 from backtestd.settings import Settings
 from backtestd.storage.db.migrate import migrate
 from backtestd.storage.db.repositories.jobs import JobRepository
+from backtestd.storage.objects.keys import prepared_manifest_key
 
 HOUR = timedelta(hours=1)
 
@@ -115,7 +117,7 @@ def test_a_job_cancelled_before_it_started_ends_aborted_and_runs_nothing(
     job = _job(ctx, "prep2")
     assert job.status_detail == "cancelled before it started"
     assert job.result is None
-    assert ctx.objects.get("prepared/prep2/manifest.json") is None
+    assert ctx.objects.get(prepared_manifest_key("prep2")) is None
 
 
 def test_an_execute_of_missing_prepared_data_fails_with_a_reason_and_still_names_its_strategy(
@@ -151,3 +153,27 @@ def test_a_finished_job_is_left_as_it_is_when_run_again(ctx: WorkerContext) -> N
         first.result,
     )
     assert process_job(ctx, "no-such-job") == "missing"
+
+
+def test_prepared_data_of_an_earlier_release_asks_for_a_new_prepare(ctx: WorkerContext) -> None:
+    earlier = {  # the manifest layout before typed specs: wire-like names, flat
+        "jobId": "old",
+        "exchange": "sim",
+        "type": "kline",
+        "instrument": "BTC/USDT",
+        "from": "2026-01-01T00:00:00+00:00",
+        "to": "2026-01-01T01:00:00+00:00",
+        "cadence": "1m",
+        "cadenceMs": 60000,
+        "rows": 60,
+        "columns": ["ts", "closeTs", "close"],
+    }
+    ctx.objects.put(prepared_manifest_key("old"), json.dumps(earlier).encode())
+    _add(ctx, "exe2", JobKind.EXECUTE, ExecuteSpec("old", "strat-1"), "kline")
+
+    assert process_job(ctx, "exe2") == "Failed"
+
+    assert _job(ctx, "exe2").status_detail == (
+        "prepared data of old was written by an earlier release of the service; "
+        "prepare the range again"
+    )

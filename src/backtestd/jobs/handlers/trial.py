@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+from pydantic import ValidationError
 
 from backtestd.domain.backtest_results import Metrics
 from backtestd.domain.backtests import BaseConfig, PreparedManifest
@@ -95,7 +96,13 @@ def _manifest(ctx: WorkerContext, prepare_id: str) -> PreparedManifest:
     blob = ctx.objects.get(prepared_manifest_key(prepare_id))
     if blob is None:
         raise TrialFailed(f"prepared data of {prepare_id} is missing; prepare again")
-    return from_stored(PreparedManifest, json.loads(blob))
+    try:
+        return from_stored(PreparedManifest, json.loads(blob))
+    except ValidationError:
+        raise TrialFailed(
+            f"prepared data of {prepare_id} was written by an earlier release of the service; "
+            "prepare the range again"
+        ) from None
 
 
 def load_prepared(ctx: WorkerContext, prepare_id: str, data_type: str) -> PreparedData:
