@@ -6,12 +6,12 @@ credentials, the link is the credential.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 
 from backtestd.api.deps import DatasetsRead, DatasetsWrite, ServicesDep
-from backtestd.api.schemas.common import ResponseError
+from backtestd.api.schemas.common import ResponseDocs, ResponseError
 from backtestd.api.schemas.datasets import (
     CreateDatasetBody,
     DatasetCreated,
@@ -28,7 +28,7 @@ from backtestd.api.schemas.datasets import (
 )
 
 router = APIRouter(tags=["datasets"], responses={401: {"model": ResponseError}})
-_ERRORS: dict[int | str, dict[str, Any]] = {
+_ERRORS: ResponseDocs = {
     400: {"model": ResponseError},
     404: {"model": ResponseError},
     409: {"model": ResponseError},
