@@ -48,7 +48,7 @@ class DatasetUploads:
             session = repo.open_upload_of(dataset_id) or self._datasets.new_session(
                 uow, principal, dataset_id, now
             )
-        return self._datasets.open_upload(session)
+        return self._datasets.with_link(session)
 
     def upload_state(self, principal: Principal, dataset_id: str, upload_id: str) -> UploadState:
         return self._datasets.session_state(principal, dataset_id, upload_id, SessionKind.UPLOAD)

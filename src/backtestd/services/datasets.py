@@ -109,7 +109,7 @@ class DatasetService:
         with self.database.unit_of_work() as uow:
             self.reserve(uow, principal, dataset)
             session = self.new_session(uow, principal, dataset.dataset_id, now)
-        return CreatedDataset(dataset, self.open_upload(session))
+        return CreatedDataset(dataset, self.with_link(session))
 
     @staticmethod
     def check_name(name: str) -> None:
@@ -258,7 +258,7 @@ class DatasetService:
         DatasetRepository(uow.session).add_session(record)
         return record
 
-    def open_upload(self, session: DatasetSession) -> OpenUpload:
+    def with_link(self, session: DatasetSession) -> OpenUpload:
         """The session with a fresh link to PUT its file to."""
         seconds = self._links.ttl_minutes * 60
         url = self._objects.presigned_put(session.object_key, seconds)

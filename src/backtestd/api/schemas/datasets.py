@@ -193,6 +193,8 @@ class UploadReceived(WireModel):
 
 
 def _wire_status(state: domain.UploadState) -> Any:
+    """The session's status as the wire spells it (``Any``: each state model narrows it to its
+    own ``Literal`` and validates it)."""
     return WIRE_SESSION_STATUS.get(state.status, state.status).value
 
 
