@@ -246,3 +246,26 @@ def test_an_import_that_finds_no_data_fails_with_the_exchange_and_range(
     assert "nowhere has no ticker data" in state.error
     view = services.datasets.get(DANA, dataset_id)
     assert (view.dataset.status, view.dataset.error) == (DatasetStatus.FAILED, state.error)
+
+
+def test_an_upload_whose_ingest_job_died_reads_failed_with_the_jobs_reason(
+    parts: tuple[Services, WorkerContext], tmp_path: Path
+) -> None:
+    """A worker lost mid-ingest never moves the session; its job ends Failed (recovery), and
+    the state a user polls says so instead of ``ingesting`` forever."""
+    services, ctx = parts
+    dataset_id = services.datasets.create(DANA, "lost", "BTC/USDT").dataset.dataset_id
+    upload_id, job_id = upload(services, DANA, dataset_id, candle_csv(), tmp_path)
+    assert services.dataset_uploads.upload_state(DANA, dataset_id, upload_id).status is (
+        SessionStatus.INGESTING
+    )
+    with ctx.database.unit_of_work() as uow:
+        ended = JobRepository(uow.session).finish(
+            job_id, JobStatus.FAILED, datetime.now(UTC), "the worker was lost", None
+        )
+    assert ended
+
+    state = services.dataset_uploads.upload_state(DANA, dataset_id, upload_id)
+    assert (state.status, state.error) == (SessionStatus.FAILED, "the worker was lost")
+    assert state.session.status is SessionStatus.INGESTING  # read only: nothing was written
+    assert services.datasets.get(DANA, dataset_id).dataset.status is DatasetStatus.PENDING
