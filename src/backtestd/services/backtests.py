@@ -21,6 +21,7 @@ from backtestd.domain.backtests import (
     StorageLimit,
 )
 from backtestd.domain.canonical import content_id
+from backtestd.domain.datasets import USER_EXCHANGE
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.domain.serial import to_stored
@@ -88,7 +89,7 @@ class BacktestService:
     ) -> tuple[str, str]:
         """Queue a prepare; returns its job id and the cadence in effect."""
         self._check_path(exchange_id, data_type)
-        if exchange_id == "user":
+        if exchange_id == USER_EXCHANGE:
             spec = dataset_prepare_spec(
                 self._settings,
                 self._database,
@@ -285,7 +286,7 @@ class BacktestService:
         if data_type not in {t.value for t in DataType}:
             types = ", ".join(DataType)
             raise NotFound(f"no data type {data_type!r}; types are {types}")
-        if exchange_id != "user" and not self._catalogue.exchange_exists(exchange_id):
+        if exchange_id != USER_EXCHANGE and not self._catalogue.exchange_exists(exchange_id):
             raise NotFound(f"no exchange {exchange_id!r}; see GET /v1/exchanges")
 
     def _instrument(self, exchange_id: str, text: str) -> str:

@@ -1,6 +1,6 @@
 """Rows written by the release before typed job specs still read after the upgrade (revision
-0008), on SQLite and PostgreSQL: every kind of spec and result, and an execute's result served
-under exactly the wire names it had before."""
+0008), on SQLite and PostgreSQL: every kind of spec and result, an execute's result served
+under exactly the wire names it had before, and an upload session's PUT cap."""
 
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ from backtestd.domain.marketdata import DataKind
 from backtestd.domain.sweeps import ShardOutcome, SweepShardSpec, SweepSpec
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.migrate import migrate
+from backtestd.storage.db.repositories.datasets import DatasetRepository
 from backtestd.storage.db.repositories.jobs import JobRepository
-from backtestd.storage.db.tables import jobs
+from backtestd.storage.db.tables import dataset_uploads, jobs
 from tests.support.services import temporary_postgres_database
 
 EARLIER: list[dict[str, Any]] = json.loads(
@@ -67,6 +68,20 @@ def _upgraded(database: Database) -> list[JobRecord]:
                     result=row["result"],
                     cancel_requested=False,
                     attempts=1,
+                )
+            )
+        for upload_id, spec in (("up_old", {"maxDatasetBytes": 1234}), ("imp_old", {})):
+            connection.execute(
+                insert(dataset_uploads).values(
+                    upload_id=upload_id,
+                    dataset_id="ds_1",
+                    user_id="u",
+                    kind="upload" if spec else "import",
+                    status="open",
+                    object_key="",
+                    spec=spec,
+                    created_at=now,
+                    updated_at=now,
                 )
             )
     migrate(database)
@@ -123,6 +138,16 @@ def test_every_earlier_row_reads_back_typed(earlier: Database) -> None:
     assert (imported.data_kind, imported.cadence_ms) == (DataKind.KLINES, 60_000)
     assert rows[12].spec_as(DatasetImportSpec).data_kind is DataKind.TICKERS
     assert rows[12].result_as(VersionOutcome) == VersionOutcome("ds_3", "dsv_j2", 5)
+
+
+def test_an_earlier_upload_session_keeps_its_put_cap(earlier: Database) -> None:
+    _upgraded(earlier)
+    with earlier.unit_of_work() as uow:
+        repo = DatasetRepository(uow.session)
+        upload, imported = repo.session_by_id("up_old"), repo.session_by_id("imp_old")
+    assert upload is not None
+    assert imported is not None
+    assert (upload.upload_cap, imported.upload_cap) == (1234, None)
 
 
 def test_an_earlier_execute_result_serves_the_same_wire_as_before(earlier: Database) -> None:

@@ -33,7 +33,6 @@ from backtestd.storage.db.tables import dataset_uploads, dataset_versions, datas
 
 UPLOAD_CAP = "upload_cap"
 """The key of a session's PUT cap in its ``spec`` JSON column (imports store ``{}``)."""
-_LEGACY_UPLOAD_CAP = "maxDatasetBytes"  # rows written before the cap had a domain name
 
 
 def _dataset(row: RowMapping) -> Dataset:
@@ -74,7 +73,7 @@ def _version(row: RowMapping) -> DatasetVersion:
 
 def _session_record(row: RowMapping) -> DatasetSession:
     stored: Mapping[str, object] = row["spec"] or {}
-    cap = stored.get(UPLOAD_CAP, stored.get(_LEGACY_UPLOAD_CAP))
+    cap = stored.get(UPLOAD_CAP)  # rows of earlier releases: revision 0008 renamed the key
     return DatasetSession(
         session_id=row["upload_id"],
         dataset_id=row["dataset_id"],

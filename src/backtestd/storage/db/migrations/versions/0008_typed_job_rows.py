@@ -1,4 +1,5 @@
-"""Job specs and results in the stored form of the typed job specs (``domain/job_specs.py``).
+"""Job specs and results in the stored form of the typed job specs (``domain/job_specs.py``),
+and an upload session's PUT cap under its domain name.
 
 Before this revision a job row's ``spec`` and ``result`` held hand-written JSON in the wire's
 camelCase names, flat where the types now nest (an execute's metrics, its signals outcome).
@@ -34,6 +35,7 @@ depends_on = None
 Json = Any
 _UPPER = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _USER_KEYS = frozenset({"params"})
+_LIMIT_BYTES = ("max_dataset_bytes", "max_total_storage_bytes")
 """Mappings whose keys are the user's own names, never renamed."""
 
 
@@ -50,49 +52,45 @@ def snake(value: Json) -> Json:
     return value
 
 
-def _limits(spec: dict[str, Json]) -> dict[str, Json]:
-    return {
-        "tier": spec.pop("tier"),
-        "max_dataset_bytes": spec.pop("max_dataset_bytes"),
-        "max_total_storage_bytes": spec.pop("max_total_storage_bytes"),
-    }
+def _limits(fields: dict[str, Json]) -> dict[str, Json]:
+    return {name: fields.pop(name) for name in ("tier", *_LIMIT_BYTES)}
 
 
-def _prepare_spec(spec: dict[str, Json]) -> dict[str, Json]:
-    spec["data_type"] = spec.pop("type")
-    spec["start"], spec["end"] = spec.pop("from"), spec.pop("to")
-    dataset_id = spec.pop("dataset_id", None)
-    version_id = spec.pop("dataset_version_id", None)
-    spec["dataset"] = {"dataset_id": dataset_id, "version_id": version_id} if dataset_id else None
-    return spec
+def _prepare_spec(fields: dict[str, Json]) -> dict[str, Json]:
+    fields["data_type"] = fields.pop("type")
+    fields["start"], fields["end"] = fields.pop("from"), fields.pop("to")
+    dataset_id = fields.pop("dataset_id", None)
+    version_id = fields.pop("dataset_version_id", None)
+    fields["dataset"] = {"dataset_id": dataset_id, "version_id": version_id} if dataset_id else None
+    return fields
 
 
-def _execute_spec(spec: dict[str, Json]) -> dict[str, Json]:
-    base = spec.get("base_config") or {}
+def _execute_spec(fields: dict[str, Json]) -> dict[str, Json]:
+    base = fields.get("base_config") or {}
     fee = base.pop("fee_rate", None)
     if fee is not None:  # the single fee rate execute stored sets both sides
         base["buy_fee_rate"] = base["sell_fee_rate"] = fee
-    spec["base_config"] = base
-    return spec
+    fields["base_config"] = base
+    return fields
 
 
-def _import_spec(spec: dict[str, Json]) -> dict[str, Json]:
-    data_type = spec.pop("data_type")
-    spec["data_kind"] = "klines" if data_type == "klines" else "tickers"
-    spec["start"], spec["end"] = spec.pop("from"), spec.pop("to")
-    spec["limits"] = _limits(spec)
-    return spec
+def _import_spec(fields: dict[str, Json]) -> dict[str, Json]:
+    data_type = fields.pop("data_type")
+    fields["data_kind"] = "klines" if data_type == "klines" else "tickers"
+    fields["start"], fields["end"] = fields.pop("from"), fields.pop("to")
+    fields["limits"] = _limits(fields)
+    return fields
 
 
-def _ingest_spec(spec: dict[str, Json]) -> dict[str, Json]:
-    spec["limits"] = _limits(spec)
-    return spec
+def _ingest_spec(fields: dict[str, Json]) -> dict[str, Json]:
+    fields["limits"] = _limits(fields)
+    return fields
 
 
-def _sweep_spec(spec: dict[str, Json]) -> dict[str, Json]:
-    spec.setdefault("samples", None)  # omitted when None
-    spec.setdefault("walk_forward", None)
-    return spec
+def _sweep_spec(fields: dict[str, Json]) -> dict[str, Json]:
+    fields.setdefault("samples", None)  # omitted when None
+    fields.setdefault("walk_forward", None)
+    return fields
 
 
 def _curve(wire: dict[str, Json]) -> dict[str, Json]:
@@ -188,6 +186,20 @@ def upgrade() -> None:
         bind.execute(
             sa.update(jobs).where(jobs.c.job_id == job_id).values(spec=new_spec, result=new_result)
         )
+    _upload_caps(bind)
+
+
+def _upload_caps(bind: sa.Connection) -> None:
+    """An upload session's PUT cap, stored under the wire's name before, is ``upload_cap``."""
+    sessions = sa.table(
+        "dataset_uploads", sa.column("upload_id", sa.String), sa.column("spec", sa.JSON)
+    )
+    for upload_id, stored in bind.execute(sa.select(sessions.c.upload_id, sessions.c.spec)).all():
+        fields = snake(_loaded(stored) or {})
+        if "max_dataset_bytes" not in fields:
+            continue
+        new = {"upload_cap": fields["max_dataset_bytes"]}
+        bind.execute(sa.update(sessions).where(sessions.c.upload_id == upload_id).values(spec=new))
 
 
 def downgrade() -> None:
