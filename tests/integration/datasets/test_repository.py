@@ -192,8 +192,9 @@ def test_a_dataset_follows_ready_and_failed_and_never_returns_to_pending(
     assert stored.current_version_id == "dsv_2"
 
 
-def test_rows_written_before_the_rename_read_back(database: Database) -> None:
-    """Datasets stored with the wire's ``ticker`` and sessions with the old cap key."""
+def test_datasets_stored_with_the_wire_type_read_back(database: Database) -> None:
+    """Datasets stored with the wire's ``ticker`` (the session's old cap key is renamed by
+    revision 0008, tests/integration/storage/test_migration_typed_job_rows.py)."""
     from sqlalchemy import update
 
     from backtestd.storage.db.tables import dataset_uploads, datasets
@@ -203,7 +204,7 @@ def test_rows_written_before_the_rename_read_back(database: Database) -> None:
         repo.add(_dataset("ds_a", "alice", "one", 0))
         repo.add_session(_upload())
         uow.session.execute(update(datasets).values(type="ticker"))
-        uow.session.execute(update(dataset_uploads).values(spec={"maxDatasetBytes": 42}))
+        uow.session.execute(update(dataset_uploads).values(spec={"upload_cap": 42}))
     with database.unit_of_work() as uow:
         repo = DatasetRepository(uow.session)
         dataset, session = repo.of("alice", "ds_a"), repo.session_by_id("up_1")
