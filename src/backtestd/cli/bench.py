@@ -10,6 +10,8 @@ from typing import Annotated
 import httpx
 import typer
 
+from backtestd.api.schemas.backtests import PrepareAccepted
+from backtestd.api.schemas.strategies import CompileStrategyResponse
 from backtestd.cli.http_load import run_load
 from backtestd.cli.mixed_load import run_mixed, standard_mix
 
@@ -97,7 +99,7 @@ def _fixtures(root: str, api_key: str) -> tuple[str, str, str, str]:
         }
         prepared = client.post("/backtest/sim/ticker/prepare", json=body)
         prepared.raise_for_status()
-        job_id = str(prepared.json()["jobId"])
+        job_id = PrepareAccepted.model_validate(prepared.json()).jobId
         deadline = time.monotonic() + 300
         while client.get(f"/backtest/sim/ticker/prepare/{job_id}").json()["status"] != (
             "Completed"
@@ -107,7 +109,7 @@ def _fixtures(root: str, api_key: str) -> tuple[str, str, str, str]:
             time.sleep(0.5)
         hour = f"{end - timedelta(hours=1):%Y-%m-%dT%H}"
         client.get(f"/exchange/sim/tickers/BTC/USDT?hour={hour}").raise_for_status()
-    return token, str(registered.json()["strategyId"]), job_id, hour
+    return token, CompileStrategyResponse.model_validate(registered.json()).strategyId, job_id, hour
 
 
 class _RssSampler:

@@ -69,11 +69,19 @@ class Segment(enum.StrEnum):
     FUTURES = "futures"
 
 
+# Column names that are two words, spelled once (the data files' and the engine's names; they
+# are not the API's, though some happen to match it).
+BID_SIZE = "bidSize"
+ASK_SIZE = "askSize"
+MARK_PRICE = "markPrice"
+CLOSE_TS = "closeTs"
+"""A kline's close time (int64 epoch ms), fed to runs beside ``ts``, the bar's open time."""
+
 # Column layout per kind. The first column is always ``ts`` (int64 epoch milliseconds, UTC);
 # every other column is float64. Order matters: it is the order in lastra and parquet files.
-TICKER_COLUMNS: tuple[str, ...] = ("ts", "bid", "bidSize", "ask", "askSize", "last", "volume")
+TICKER_COLUMNS: tuple[str, ...] = ("ts", "bid", BID_SIZE, "ask", ASK_SIZE, "last", "volume")
 KLINE_COLUMNS: tuple[str, ...] = ("ts", "open", "high", "low", "close", "volume")
-FUNDING_COLUMNS: tuple[str, ...] = ("ts", "rate", "markPrice")
+FUNDING_COLUMNS: tuple[str, ...] = ("ts", "rate", MARK_PRICE)
 
 COLUMNS_BY_KIND: dict[DataKind, tuple[str, ...]] = {
     DataKind.TICKERS: TICKER_COLUMNS,
@@ -83,13 +91,13 @@ COLUMNS_BY_KIND: dict[DataKind, tuple[str, ...]] = {
 
 RUN_COLUMNS: dict[DataType, tuple[str, ...]] = {
     DataType.TICKER: TICKER_COLUMNS,
-    DataType.KLINE: ("ts", "closeTs", "open", "high", "low", "close", "volume"),
+    DataType.KLINE: ("ts", CLOSE_TS, "open", "high", "low", "close", "volume"),
     DataType.FUNDING: FUNDING_COLUMNS,
 }
 """Columns a run is fed, in the order the engine's callbacks take them: the stored layout, plus
 ``closeTs`` for klines (``ts`` is a bar's open time)."""
 
-INT64_COLUMNS = frozenset({"ts", "closeTs"})
+INT64_COLUMNS = frozenset({"ts", CLOSE_TS})
 """Columns held as int64 (epoch milliseconds); every other column is float64."""
 
 

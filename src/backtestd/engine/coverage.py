@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
+from backtestd.domain.backtest_results import HourWithoutData as HourGap
 from backtestd.domain.backtest_results import Rationale
 from backtestd.domain.marketdata import DataType
 
@@ -27,15 +28,6 @@ LOW_ACTIVITY: Final = "low_activity"
 
 FUNDING_SETTLEMENT_HOURS: frozenset[int] = frozenset({0, 8, 16})
 """UTC hours at which funding settles; every other funding hour is legitimately empty."""
-
-
-@dataclass(frozen=True)
-class HourGap:
-    """One entry of ``hoursWithoutData``. ``expected`` is always 0."""
-
-    hour: datetime
-    expected: int
-    rationale: Rationale
 
 
 @dataclass(frozen=True)

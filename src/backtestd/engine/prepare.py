@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from backtestd.domain.marketdata import (
+    CLOSE_TS,
     COLUMNS_BY_KIND,
     RUN_COLUMNS,
     DataKind,
@@ -230,6 +231,6 @@ def assemble(kind: str, frames: list[HourFrame], cadence_ms: int) -> dict[str, n
             stored["volume"],
             cadence,
         )
-        bars["closeTs"] = bars["ts"] + np.int64(cadence - 1)
+        bars[CLOSE_TS] = bars["ts"] + np.int64(cadence - 1)
         stored = bars
     return {name: np.ascontiguousarray(stored[name]) for name in RUN_COLUMNS[feed]}

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from backtestd.domain.accounts import Principal
+from backtestd.domain.datasets import USER_EXCHANGE
 from backtestd.domain.job_specs import JobSpec
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.errors import LimitExceeded
@@ -31,8 +32,6 @@ from backtestd.jobs.executors.base import JobExecutor
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import UnitOfWork
 from backtestd.storage.db.repositories.jobs import JobRepository
-
-USER_EXCHANGE = "user"
 
 
 @dataclass(frozen=True)

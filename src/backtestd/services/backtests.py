@@ -7,7 +7,6 @@ executor happens only after the job row is committed (``after_commit``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -22,6 +21,7 @@ from backtestd.domain.backtests import (
     StorageLimit,
 )
 from backtestd.domain.canonical import content_id
+from backtestd.domain.datasets import USER_EXCHANGE
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.domain.serial import to_stored
@@ -45,14 +45,6 @@ from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
 
 RUNNABLE_TYPES = ("ticker", "kline")
-PARAM_KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
-RESERVED_PARAMS = {
-    "strategyId",
-    "storeSignals",
-    "equityCurve",
-    "backtestEnabled",
-    "backtestFakeExecution",
-}
 
 
 @dataclass(frozen=True)
@@ -97,7 +89,7 @@ class BacktestService:
     ) -> tuple[str, str]:
         """Queue a prepare; returns its job id and the cadence in effect."""
         self._check_path(exchange_id, data_type)
-        if exchange_id == "user":
+        if exchange_id == USER_EXCHANGE:
             spec = dataset_prepare_spec(
                 self._settings,
                 self._database,
@@ -156,7 +148,7 @@ class BacktestService:
             equity.check()
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
-        params = _params(request.params)
+        params = dict(request.params or {})
         prepare = self._owned(
             principal, exchange_id, data_type, request.prepare_job_id, JobKind.PREPARE
         )
@@ -294,7 +286,7 @@ class BacktestService:
         if data_type not in {t.value for t in DataType}:
             types = ", ".join(DataType)
             raise NotFound(f"no data type {data_type!r}; types are {types}")
-        if exchange_id != "user" and not self._catalogue.exchange_exists(exchange_id):
+        if exchange_id != USER_EXCHANGE and not self._catalogue.exchange_exists(exchange_id):
             raise NotFound(f"no exchange {exchange_id!r}; see GET /v1/exchanges")
 
     def _instrument(self, exchange_id: str, text: str) -> str:
@@ -381,16 +373,3 @@ def _bound(name: str, text: str) -> datetime:
         return parse_range_bound(text)
     except ValueError as exc:
         raise InvalidInput(f"'{name}': {exc}") from exc
-
-
-def _params(params: Mapping[str, ParamValue] | None) -> dict[str, ParamValue]:
-    if not params:
-        return {}
-    for key in params:
-        if key in RESERVED_PARAMS:
-            raise InvalidInput(f"params key {key!r} is reserved and cannot be set")
-        if not PARAM_KEY.match(key):
-            raise InvalidInput(
-                f"params key {key!r} is not valid: use letters, digits, '_', '-' and '.'"
-            )
-    return dict(params)

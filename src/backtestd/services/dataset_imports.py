@@ -7,7 +7,7 @@ on-chain sources this deployment does not have, and says so (400).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from backtestd.domain.accounts import Principal
@@ -18,33 +18,22 @@ from backtestd.domain.datasets import (
     DatasetLimits,
     DatasetSession,
     DatasetStatus,
-    DatasetType,
+    ImportRequest,
+    ImportStarted,
     SessionKind,
     SessionStatus,
+    UploadState,
 )
 from backtestd.domain.marketdata import DataKind
 from backtestd.engine.cadence import CADENCE_MS, TICKER_CADENCES
 from backtestd.engine.prepare import parse_range_bound
 from backtestd.errors import InvalidInput, NotFound, PlanRequired
 from backtestd.marketdata.catalogue import Catalogue
-from backtestd.services.datasets import DatasetService, UploadState, new_id, plain_pair
+from backtestd.services.datasets import DatasetService, new_id, plain_pair
 from backtestd.storage.db.repositories.datasets import DatasetRepository
 
 IMPORT_CADENCES = {label: CADENCE_MS[label] for label in TICKER_CADENCES}
 """Candle widths an import can build: 0.128.25 sends 1s/1m/5m, 0.128.49 the 15 prepare labels."""
-
-
-@dataclass(frozen=True)
-class ImportRequest:
-    name: str
-    instrument: str
-    from_: str
-    to: str
-    type: str
-    cadence: str | None
-    exchange: str | None
-    segment: str
-    data_kind: DataKind
 
 
 class DatasetImports:
@@ -52,8 +41,8 @@ class DatasetImports:
         self._datasets = datasets
         self._catalogue = catalogue
 
-    def create(self, principal: Principal, request: ImportRequest) -> tuple[str, str, str]:
-        """Queue an import; returns ``(datasetId, importId, jobId)``."""
+    def create(self, principal: Principal, request: ImportRequest) -> ImportStarted:
+        """Queue an import of a range into a new dataset."""
         service = self._datasets
         DatasetService.check_name(request.name)
         fetch = self._fetch(principal, request)
@@ -63,7 +52,7 @@ class DatasetImports:
             user_id=principal.user_id,
             name=request.name,
             instrument=plain_pair(request.instrument),
-            type=DatasetType.KLINES if request.cadence else DatasetType.TICKER,
+            kind=DataKind.KLINES if request.cadence else DataKind.TICKERS,
             status=DatasetStatus.PENDING,
             created_at=now,
         )
@@ -85,21 +74,21 @@ class DatasetImports:
             )
             DatasetRepository(uow.session).add_session(session)
             service.submit_job(uow, principal, job_id, spec)
-        return dataset.dataset_id, import_id, job_id
+        return ImportStarted(dataset.dataset_id, import_id, job_id, request.cadence)
 
     def state(self, principal: Principal, dataset_id: str, import_id: str) -> UploadState:
         return self._datasets.session_state(principal, dataset_id, import_id, SessionKind.IMPORT)
 
     def _fetch(self, principal: Principal, request: ImportRequest) -> DatasetImportSpec:
         """What the import reads and under which limits (dataset and import ids still blank)."""
-        if request.type == "dex":
+        if request.source == "dex":
             raise InvalidInput(
                 "type 'dex' imports read on-chain pools, and this deployment has no on-chain "
                 "data source; import from one of the service's exchanges with type 'cex' and "
                 "a cex block {exchange, segment: 'spot', dataType: 'ticker' | 'klines'}"
             )
-        if request.type != "cex":
-            raise InvalidInput(f"import type {request.type!r} is not known; use 'cex'")
+        if request.source != "cex":
+            raise InvalidInput(f"import type {request.source!r} is not known; use 'cex'")
         if not request.exchange:
             raise InvalidInput(
                 "a 'cex' import needs a cex block {exchange, segment, dataType}, e.g. "

@@ -14,17 +14,14 @@ from datetime import datetime
 
 from backtestd.domain.accounts import Principal
 from backtestd.domain.backtests import DatasetVersionRef, PrepareSpec
-from backtestd.domain.datasets import RT_CADENCE, DatasetVersion, SessionStatus
-from backtestd.domain.marketdata import DataType
+from backtestd.domain.datasets import BUSY, RT_CADENCE, USER_EXCHANGE, DatasetVersion
+from backtestd.domain.marketdata import DataKind, DataType
 from backtestd.engine.cadence import CADENCE_MS, DEFAULT_CADENCE
 from backtestd.engine.prepare import parse_range_bound
 from backtestd.errors import InvalidInput, NotFound
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.datasets import DatasetRepository
-
-CANDLE_COLUMNS = ("open", "high", "low")
-_BUSY = (SessionStatus.FETCHING, SessionStatus.INGESTING)
 
 
 @dataclass(frozen=True)
@@ -46,8 +43,10 @@ def dataset_prepare_spec(
     request: DatasetPrepare,
     check_range: Callable[[Principal, datetime, datetime], None],
 ) -> PrepareSpec:
-    """Validate a ``user`` prepare and return its job spec (``cadence`` = the one in effect)."""
-    if data_type == "funding":
+    """Validate a ``user`` prepare and return its job spec (``cadence`` = the one in effect);
+    ``data_type`` is the path's ``ticker`` | ``kline`` | ``funding``."""
+    feed = DataType(data_type)
+    if feed is DataType.FUNDING:
         raise InvalidInput(
             "datasets hold prices, not funding rates; prepare a user dataset as ticker or kline"
         )
@@ -59,7 +58,7 @@ def dataset_prepare_spec(
     instrument, version = _version(
         database, principal, request.dataset_id, request.dataset_version_id
     )
-    if data_type == "kline" and not set(CANDLE_COLUMNS) <= set(version.columns):
+    if feed is DataType.KLINE and version.kind is not DataKind.KLINES:
         raise InvalidInput(
             f"dataset {request.dataset_id} holds prices without candles (no open/high/low "
             "columns), so it cannot be prepared as kline; prepare it as ticker, or upload "
@@ -69,10 +68,10 @@ def dataset_prepare_spec(
     if end <= start:
         raise InvalidInput(f"'to' ({request.to}) must be after 'from' ({request.from_})")
     check_range(principal, start, end)
-    cadence, cadence_ms = _cadence(settings, principal, data_type, version, request.cadence)
+    cadence, cadence_ms = _cadence(settings, principal, feed, version, request.cadence)
     return PrepareSpec(
-        exchange="user",
-        data_type=DataType(data_type),
+        exchange=USER_EXCHANGE,
+        data_type=feed,
         instrument=instrument,
         start=start,
         end=end,
@@ -103,7 +102,7 @@ def _version(
             if version is None or version.dataset_id != dataset_id:
                 raise NotFound(f"dataset {dataset_id} has no version {pinned!r}")
             return dataset.instrument, version
-        busy = [s for s in repo.sessions_of(dataset_id) if s.status in _BUSY]
+        busy = [s for s in repo.sessions_of(dataset_id) if s.status in BUSY]
         if busy:
             raise InvalidInput(
                 f"dataset {dataset_id} has an upload or import still ingesting ({busy[0].job_id});"
@@ -135,7 +134,7 @@ def allowed_for(version_cadence: str) -> list[str]:
 def _cadence(
     settings: Settings,
     principal: Principal,
-    data_type: str,
+    feed: DataType,
     version: DatasetVersion,
     asked: str | None,
 ) -> tuple[str, int]:
@@ -145,7 +144,7 @@ def _cadence(
     if asked is None:
         if own != RT_CADENCE:
             return own, CADENCE_MS[own]
-        if data_type == "ticker":
+        if feed is DataType.TICKER:
             return RT_CADENCE, 0
         label = settings.tiers[principal.tier].default_cadence or DEFAULT_CADENCE
         return label, CADENCE_MS[label]

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import tempfile
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from threading import Lock
 
 from backtestd.datasets.preview import downsample_extrema
 from backtestd.datasets.version_file import VersionData, read_version
 from backtestd.domain.accounts import Principal
-from backtestd.domain.datasets import DatasetStatus, DatasetVersion
+from backtestd.domain.datasets import DatasetPreview, DatasetStatus, DatasetVersion
 from backtestd.errors import Conflict
 from backtestd.services.datasets import DatasetService
 from backtestd.settings import Settings
@@ -21,29 +20,15 @@ from backtestd.storage.objects.store import ObjectStore
 CACHE_SIZE = 32
 
 
-@dataclass(frozen=True)
-class Preview:
-    dataset_id: str
-    version_id: str
-    rows: int
-    cadence: str
-    timestamps_ms: tuple[int, ...]
-    close: tuple[float, ...]
-
-    @property
-    def downsampled(self) -> bool:
-        return len(self.timestamps_ms) < self.rows
-
-
 class DatasetPreviews:
     def __init__(self, settings: Settings, datasets: DatasetService, objects: ObjectStore) -> None:
         self._settings = settings
         self._datasets = datasets
         self._objects = objects
-        self._cache: OrderedDict[tuple[str, int], Preview] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, int], DatasetPreview] = OrderedDict()
         self._lock = Lock()
 
-    def preview(self, principal: Principal, dataset_id: str, points: int) -> Preview:
+    def preview(self, principal: Principal, dataset_id: str, points: int) -> DatasetPreview:
         """At most about ``points`` points of the current version's close (extrema kept)."""
         view = self._datasets.get(principal, dataset_id)
         version = view.version
@@ -59,7 +44,7 @@ class DatasetPreviews:
                 return self._cache[key]
         data = self._read(version)
         ts, close = downsample_extrema(data.ts_us, data.columns["close"], max(1, points // 4))
-        preview = Preview(
+        preview = DatasetPreview(
             dataset_id=dataset_id,
             version_id=version.version_id,
             rows=len(data.ts_us),

@@ -7,22 +7,25 @@ it streams; with S3 the bytes go straight to the store and are checked at finali
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from backtestd.domain.accounts import Principal
 from backtestd.domain.canonical import content_id
 from backtestd.domain.datasets import (
+    ACCEPTS_BYTES,
     DatasetIngestSpec,
     DatasetLimits,
     DatasetSession,
+    IllegalTransition,
+    OpenUpload,
     SessionKind,
     SessionStatus,
+    UploadState,
 )
 from backtestd.errors import Conflict, InvalidInput, NotFound, StorageQuotaExceeded
-from backtestd.services.datasets import DatasetService, UploadState, UploadTarget, too_large
+from backtestd.services.datasets import DatasetService, too_large
 from backtestd.services.upload_links import UploadLinks
+from backtestd.storage.db.engine import UnitOfWork
 from backtestd.storage.db.repositories.datasets import DatasetRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
 from backtestd.storage.objects.store import ObjectStore
@@ -36,9 +39,7 @@ class DatasetUploads:
         self._objects = objects
         self._links = upload_links
 
-    def open_upload(
-        self, principal: Principal, dataset_id: str
-    ) -> tuple[DatasetSession, UploadTarget]:
+    def open_upload(self, principal: Principal, dataset_id: str) -> OpenUpload:
         """The dataset's open session, or a new one when the last was finalized."""
         now = self._datasets.clock()
         with self._datasets.database.unit_of_work() as uow:
@@ -47,48 +48,40 @@ class DatasetUploads:
             session = repo.open_upload_of(dataset_id) or self._datasets.new_session(
                 uow, principal, dataset_id, now
             )
-        return session, self._datasets.target(session)
+        return self._datasets.with_link(session)
 
     def upload_state(self, principal: Principal, dataset_id: str, upload_id: str) -> UploadState:
         return self._datasets.session_state(principal, dataset_id, upload_id, SessionKind.UPLOAD)
 
     def upload_cap(self, upload_id: str, expires: int, signature: str) -> int:
-        """Check a signed PUT link; the body cap (``maxDatasetBytes`` of the creator's tier)."""
+        """Check a signed PUT link; the body cap (``max_dataset_bytes`` of the creator's tier
+        when the session opened)."""
         self._links.verify(upload_id, expires, signature)
-        found = self._session_by_id(upload_id)
-        session, spec = found
+        session = self._session_by_id(upload_id)
         self._require_open(session)
-        return int(spec["maxDatasetBytes"])
+        if session.upload_cap is None:
+            raise RuntimeError(f"upload {upload_id} was stored without its byte cap")
+        return session.upload_cap
 
     def receive_upload(self, upload_id: str, body: Path) -> int:
         """Store a PUT body (already capped and spooled to ``body``); the session is then
         ``uploading``. A new PUT to an unfinalized session replaces the earlier bytes.
 
-        The bytes are published while the session's row is locked and seen to be unfinalized,
-        so a finalize racing the PUT either comes first (the PUT answers 409 and stores
-        nothing) or waits for it (and its ingest reads these bytes); a finalized upload's file
-        never changes under its ingest.
+        The bytes are published while the session's row is locked and seen to be unfinalized
+        (the conditional move to ``uploading`` is that lock and that look), so a finalize
+        racing the PUT either comes first (the PUT answers 409 and stores nothing) or waits
+        for it (and its ingest reads these bytes); a finalized upload's file never changes
+        under its ingest.
         """
-        session, _ = self._session_by_id(upload_id)
+        session = self._session_by_id(upload_id)
         self._require_open(session)  # the common refusal, before taking any lock
         size = body.stat().st_size
         with self._datasets.database.unit_of_work() as uow:
             repo = DatasetRepository(uow.session)
-            current = repo.session_by_id(upload_id) if repo.lock_session(upload_id) else None
-            if current is None or current[0].status not in (
-                SessionStatus.OPEN,
-                SessionStatus.UPLOADING,
-            ):
+            now = self._datasets.clock()
+            if not repo.move_session(upload_id, SessionStatus.UPLOADING, now, received_bytes=size):
                 raise Conflict("this upload was finalized while the file arrived; nothing changed")
             self._objects.put_file(session.object_key, body)  # a link and a rename, locally
-            repo.save_session(
-                replace(
-                    current[0],
-                    status=SessionStatus.UPLOADING,
-                    received_bytes=size,
-                    updated_at=self._datasets.clock(),
-                )
-            )
         return size
 
     def finalize(self, principal: Principal, dataset_id: str, upload_id: str) -> str:
@@ -110,7 +103,7 @@ class DatasetUploads:
                 return session.job_id
             limits = self._datasets.settings.tiers[principal.tier]
             if session.status is SessionStatus.OPEN:
-                session = self._arrived_in_store(session, limits.max_dataset_bytes)
+                self._arrived_in_store(uow, session, limits.max_dataset_bytes)
             usage = UsageRepository(uow.session).usage_of(principal.user_id)
             if usage.storage_bytes_used >= limits.max_total_storage_bytes:
                 raise StorageQuotaExceeded(
@@ -128,19 +121,14 @@ class DatasetUploads:
             )
             job_id = content_id("ingest", principal.user_id, upload_id)
             self._datasets.submit_job(uow, principal, job_id, spec)
-            repo.save_session(
-                replace(
-                    session,
-                    status=SessionStatus.INGESTING,
-                    job_id=job_id,
-                    updated_at=self._datasets.clock(),
-                )
-            )
+            now = self._datasets.clock()
+            if not repo.move_session(upload_id, SessionStatus.INGESTING, now, job_id=job_id):
+                raise IllegalTransition(f"upload {upload_id} could not start ingesting")
         return job_id
 
-    def _arrived_in_store(self, session: DatasetSession, cap: int) -> DatasetSession:
+    def _arrived_in_store(self, uow: UnitOfWork, session: DatasetSession, cap: int) -> None:
         """A session whose bytes went straight to the store (an S3 presigned PUT, which the
-        service never sees): check they are there and within ``maxDatasetBytes``."""
+        service never sees): check they are there and within the cap, and record them."""
         size = self._objects.size(session.object_key)
         if size is None:
             raise InvalidInput(
@@ -150,23 +138,25 @@ class DatasetUploads:
         if size > cap:
             self._objects.delete(session.object_key)
             raise too_large(cap)
-        return replace(session, status=SessionStatus.UPLOADING, received_bytes=size)
+        now = self._datasets.clock()
+        moved = DatasetRepository(uow.session).move_session(
+            session.session_id, SessionStatus.UPLOADING, now, received_bytes=size
+        )
+        if not moved:
+            raise IllegalTransition(f"upload {session.session_id} could not take its bytes")
 
-    def _session_by_id(self, upload_id: str) -> tuple[DatasetSession, dict[str, Any]]:
+    def _session_by_id(self, upload_id: str) -> DatasetSession:
         with self._datasets.database.unit_of_work() as uow:
-            found = DatasetRepository(uow.session).session_by_id(upload_id)
-            dataset = (
-                DatasetRepository(uow.session).of(found[0].user_id, found[0].dataset_id)
-                if found
-                else None
-            )
-        if found is None or dataset is None or found[0].kind is not SessionKind.UPLOAD:
+            repo = DatasetRepository(uow.session)
+            found = repo.session_by_id(upload_id)
+            dataset = repo.of(found.user_id, found.dataset_id) if found else None
+        if found is None or dataset is None or found.kind is not SessionKind.UPLOAD:
             raise NotFound(f"no upload {upload_id!r}; it may have been deleted with its dataset")
         return found
 
     @staticmethod
     def _require_open(session: DatasetSession) -> None:
-        if session.status not in (SessionStatus.OPEN, SessionStatus.UPLOADING):
+        if session.status not in ACCEPTS_BYTES:
             raise Conflict(
                 f"upload {session.session_id} is already finalized ({session.status.value}); "
                 f"open a new one with POST /v1/datasets/{session.dataset_id}/uploads"

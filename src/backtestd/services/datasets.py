@@ -11,23 +11,27 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from backtestd.domain.accounts import Principal
 from backtestd.domain.datasets import (
+    USER_EXCHANGE,
+    CreatedDataset,
     Dataset,
     DatasetImportSpec,
     DatasetIngestSpec,
     DatasetSession,
     DatasetStatus,
-    DatasetType,
     DatasetVersion,
+    DatasetView,
+    OpenUpload,
     SessionKind,
     SessionStatus,
+    UploadState,
+    UploadTarget,
 )
 from backtestd.domain.jobs import JobStatus
-from backtestd.domain.marketdata import DataType
+from backtestd.domain.marketdata import DataKind, DataType
 from backtestd.errors import (
     Conflict,
     InvalidInput,
@@ -35,7 +39,6 @@ from backtestd.errors import (
     NotFound,
     PayloadTooLarge,
 )
-from backtestd.services.admission import USER_EXCHANGE as USER
 from backtestd.services.admission import Admission, NewJob
 from backtestd.services.signed_urls import SignedUrls
 from backtestd.services.upload_links import UploadLinks
@@ -50,28 +53,6 @@ from backtestd.storage.objects.store import ObjectStore
 MAX_NAME_LENGTH = 256
 DATA_URL_TTL_SECONDS = 3 * 24 * 3600
 """``dataUrl`` validity: day-scale, as the description asks, so browser readers can page it."""
-
-
-@dataclass(frozen=True)
-class UploadTarget:
-    url: str
-    expires_in_minutes: int
-
-
-@dataclass(frozen=True)
-class DatasetView:
-    """A dataset with its current version (None until one is ready) and that version's URL."""
-
-    dataset: Dataset
-    version: DatasetVersion | None
-    data_url: str | None = None
-
-
-@dataclass(frozen=True)
-class UploadState:
-    session: DatasetSession
-    version: DatasetVersion | None
-    data_url: str | None = None
 
 
 def new_id(prefix: str) -> str:
@@ -111,9 +92,7 @@ class DatasetService:
 
     # -- datasets ------------------------------------------------------------------------
 
-    def create(
-        self, principal: Principal, name: str, instrument: str
-    ) -> tuple[Dataset, DatasetSession, UploadTarget]:
+    def create(self, principal: Principal, name: str, instrument: str) -> CreatedDataset:
         """A new dataset and its first upload session (a name is unique among active ones)."""
         self.check_name(name)
         pair = plain_pair(instrument)
@@ -123,14 +102,14 @@ class DatasetService:
             user_id=principal.user_id,
             name=name,
             instrument=pair,
-            type=DatasetType.TICKER,
+            kind=DataKind.TICKERS,
             status=DatasetStatus.PENDING,
             created_at=now,
         )
         with self.database.unit_of_work() as uow:
             self.reserve(uow, principal, dataset)
             session = self.new_session(uow, principal, dataset.dataset_id, now)
-        return dataset, session, self.target(session)
+        return CreatedDataset(dataset, self.with_link(session))
 
     @staticmethod
     def check_name(name: str) -> None:
@@ -184,8 +163,8 @@ class DatasetService:
         now = self.clock()
         with self.database.unit_of_work() as uow:
             repo = DatasetRepository(uow.session)
-            dataset = self.owned(repo, principal, dataset_id)
-            repo.save(replace(dataset, deleted_at=now))
+            self.owned(repo, principal, dataset_id)
+            repo.mark_deleted(dataset_id, now)
             UsageRepository(uow.session).release(dataset_id, now)
         self.reap_deleted()
 
@@ -222,13 +201,14 @@ class DatasetService:
             session = repo.session_of(principal.user_id, dataset_id, session_id)
             if session is None or session.kind is not kind:
                 raise NotFound(f"dataset {dataset_id} has no {kind.value} {session_id!r}")
-            session = self._settled(uow, session)
+            status, error = self._settled(uow, session)
             version = (
                 repo.version_of(principal.user_id, session.version_id)
                 if session.version_id
                 else None
             )
-        return UploadState(session, version, self.data_url(version) if version else None)
+        url = self.data_url(version) if version else None
+        return UploadState(session, status, error, version, url)
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -245,19 +225,20 @@ class DatasetService:
         data_type = ""
         if isinstance(spec, DatasetImportSpec):
             data_type = DataType.of_kind(spec.data_kind).value
-        self.admission.admit(uow, principal, NewJob(job_id, spec.kind, USER, data_type, spec))
+        job = NewJob(job_id, spec.kind, USER_EXCHANGE, data_type, spec)
+        self.admission.admit(uow, principal, job)
 
-    def _settled(self, uow: UnitOfWork, record: DatasetSession) -> DatasetSession:
-        """An ingesting session whose job died without saying so (a crashed worker) reads as
-        failed with the job's reason, so a poller never waits forever."""
+    @staticmethod
+    def _settled(uow: UnitOfWork, record: DatasetSession) -> tuple[SessionStatus, str | None]:
+        """The session's status and error as its owner reads them: an ingesting session whose
+        job died without saying so (a crashed worker) reads as failed with the job's reason, so
+        a poller never waits forever (read only: the stored session is not changed)."""
         if record.status is not SessionStatus.INGESTING or record.job_id is None:
-            return record
+            return record.status, record.error
         job = JobRepository(uow.session).get(record.job_id)
         if job is None or job.status is not JobStatus.FAILED:
-            return record
-        return replace(
-            record, status=SessionStatus.FAILED, error=job.status_detail or "ingest failed"
-        )
+            return record.status, record.error
+        return SessionStatus.FAILED, job.status_detail or "ingest failed"
 
     def new_session(
         self, uow: UnitOfWork, principal: Principal, dataset_id: str, now: datetime
@@ -272,15 +253,19 @@ class DatasetService:
             object_key=dataset_upload_key(principal.user_id, dataset_id, upload_id),
             created_at=now,
             updated_at=now,
+            upload_cap=self.settings.tiers[principal.tier].max_dataset_bytes,
         )
-        cap = self.settings.tiers[principal.tier].max_dataset_bytes
-        DatasetRepository(uow.session).add_session(record, {"maxDatasetBytes": cap})
+        DatasetRepository(uow.session).add_session(record)
         return record
 
-    def target(self, session: DatasetSession) -> UploadTarget:
+    def with_link(self, session: DatasetSession) -> OpenUpload:
+        """The session with a fresh link to PUT its file to."""
         seconds = self._links.ttl_minutes * 60
         url = self._objects.presigned_put(session.object_key, seconds)
-        return UploadTarget(url or self._links.url_for(session.session_id), self._links.ttl_minutes)
+        target = UploadTarget(
+            url or self._links.url_for(session.session_id), self._links.ttl_minutes
+        )
+        return OpenUpload(session.session_id, target)
 
     @staticmethod
     def owned(repo: DatasetRepository, principal: Principal, dataset_id: str) -> Dataset:

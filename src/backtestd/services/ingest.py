@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from backtestd.domain.datasets import USER_EXCHANGE
 from backtestd.domain.marketdata import Instrument
 from backtestd.errors import InvalidInput
 from backtestd.marketdata.ingest.binance import ArchiveFormatError, parse_archive
@@ -43,7 +44,7 @@ class IngestService:
                 f"exchange id {exchange_id!r} is not valid: use 2-32 lower-case letters, digits, "
                 "'_' or '-', starting with a letter"
             )
-        if exchange_id in self._store.sources or exchange_id == "user":
+        if exchange_id in self._store.sources or exchange_id == USER_EXCHANGE:
             raise InvalidInput(
                 f"exchange id {exchange_id!r} is reserved; ingest under another id, e.g. binance"
             )

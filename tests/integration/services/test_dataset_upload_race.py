@@ -81,9 +81,8 @@ def _body(tmp_path: Path, name: str, rows: int) -> Path:
 
 def _stored(services: Services, upload_id: str) -> tuple[bytes, SessionStatus, int | None]:
     with services.database.unit_of_work() as uow:
-        found = DatasetRepository(uow.session).session_by_id(upload_id)
-    assert found is not None
-    session = found[0]
+        session = DatasetRepository(uow.session).session_by_id(upload_id)
+    assert session is not None
     data = services.objects.get(session.object_key)
     assert data is not None
     return data, session.status, session.received_bytes
@@ -92,9 +91,10 @@ def _stored(services: Services, upload_id: str) -> tuple[bytes, SessionStatus, i
 def test_a_finalize_during_a_put_waits_for_it_and_ingests_its_bytes(
     services: Services, tmp_path: Path
 ) -> None:
-    dataset, session, _ = services.datasets.create(ALICE, "raced", "BTC/USDT")
+    created = services.datasets.create(ALICE, "raced", "BTC/USDT")
+    dataset, upload_id = created.dataset, created.upload.upload_id
     first, second = _body(tmp_path, "first.csv", 10), _body(tmp_path, "second.csv", 20)
-    services.dataset_uploads.receive_upload(session.session_id, first)
+    services.dataset_uploads.receive_upload(upload_id, first)
     store = _paused_store(services)
     store.pause = True
     put: dict[str, object] = {}
@@ -102,14 +102,12 @@ def test_a_finalize_during_a_put_waits_for_it_and_ingests_its_bytes(
 
     def do_put() -> None:
         try:
-            put["size"] = services.dataset_uploads.receive_upload(session.session_id, second)
+            put["size"] = services.dataset_uploads.receive_upload(upload_id, second)
         except Conflict as exc:
             put["conflict"] = exc.message
 
     def do_finalize() -> None:
-        fin["job"] = services.dataset_uploads.finalize(
-            ALICE, dataset.dataset_id, session.session_id
-        )
+        fin["job"] = services.dataset_uploads.finalize(ALICE, dataset.dataset_id, upload_id)
 
     putter = threading.Thread(target=do_put)
     putter.start()
@@ -124,7 +122,7 @@ def test_a_finalize_during_a_put_waits_for_it_and_ingests_its_bytes(
 
     assert put == {"size": second.stat().st_size}
     assert isinstance(fin.get("job"), str)
-    data, status, received = _stored(services, session.session_id)
+    data, status, received = _stored(services, upload_id)
     assert data == second.read_bytes()  # the bytes the ingest will read: the PUT's
     assert status is SessionStatus.INGESTING
     assert received == second.stat().st_size
@@ -133,15 +131,16 @@ def test_a_finalize_during_a_put_waits_for_it_and_ingests_its_bytes(
 def test_a_put_after_the_finalize_is_refused_and_changes_nothing(
     services: Services, tmp_path: Path
 ) -> None:
-    dataset, session, _ = services.datasets.create(ALICE, "late", "BTC/USDT")
+    created = services.datasets.create(ALICE, "late", "BTC/USDT")
+    dataset, upload_id = created.dataset, created.upload.upload_id
     first, second = _body(tmp_path, "first.csv", 10), _body(tmp_path, "second.csv", 20)
-    services.dataset_uploads.receive_upload(session.session_id, first)
-    services.dataset_uploads.finalize(ALICE, dataset.dataset_id, session.session_id)
+    services.dataset_uploads.receive_upload(upload_id, first)
+    services.dataset_uploads.finalize(ALICE, dataset.dataset_id, upload_id)
 
     with pytest.raises(Conflict):
-        services.dataset_uploads.receive_upload(session.session_id, second)
+        services.dataset_uploads.receive_upload(upload_id, second)
 
-    data, status, received = _stored(services, session.session_id)
+    data, status, received = _stored(services, upload_id)
     assert data == first.read_bytes()
     assert status is SessionStatus.INGESTING
     assert received == first.stat().st_size

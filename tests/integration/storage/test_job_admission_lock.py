@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.jobs import JobRepository
+from tests.support.job_specs import prepare_spec
 
 
 def _job(job_id: str) -> JobRecord:
@@ -18,7 +19,7 @@ def _job(job_id: str) -> JobRecord:
         kind=JobKind.PREPARE,
         exchange_id="sim",
         data_type="ticker",
-        spec={},
+        spec=prepare_spec(),
         status=JobStatus.NEW,
         created_at=datetime.now(UTC),
     )

@@ -20,6 +20,7 @@ from backtestd.storage.db.engine import Database
 from backtestd.storage.db.migrate import migrate
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.tables import jobs
+from tests.support.job_specs import prepare_spec
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 
@@ -42,7 +43,7 @@ def _job_in(database: Database, job_id: str, status: JobStatus, cancel: bool) ->
                 kind=JobKind.EXECUTE,
                 exchange_id="sim",
                 data_type="ticker",
-                spec={},
+                spec=prepare_spec(),
                 status=JobStatus.NEW,
                 created_at=NOW,
             )
@@ -84,7 +85,7 @@ def test_the_database_moves_a_job_exactly_when_the_domain_allows(
         if target is JobStatus.STARTED:
             moved = repo.mark_started(job_id, NOW)
         else:
-            moved = repo.finish(job_id, target, NOW, "detail", {})
+            moved = repo.finish(job_id, target, NOW, "detail", None)
 
     allowed = can_transition(current, target, cancel)
     assert moved is allowed
@@ -123,4 +124,4 @@ def test_terminal_states_are_final_and_cancel_wins_in_the_domain_table() -> None
 def test_finish_refuses_a_non_terminal_target(database: Database) -> None:
     _job_in(database, "not-terminal", JobStatus.STARTED, cancel=False)
     with database.unit_of_work() as uow, pytest.raises(ValueError, match="terminal"):
-        JobRepository(uow.session).finish("not-terminal", JobStatus.STARTED, NOW, None, {})
+        JobRepository(uow.session).finish("not-terminal", JobStatus.STARTED, NOW, None, None)

@@ -11,6 +11,7 @@ from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.migrate import migrate
 from backtestd.storage.db.repositories.jobs import JobRepository
+from tests.support.job_specs import prepare_spec
 
 
 def _job(job_id: str) -> JobRecord:
@@ -20,7 +21,7 @@ def _job(job_id: str) -> JobRecord:
         kind=JobKind.PREPARE,
         exchange_id="sim",
         data_type="ticker",
-        spec={},
+        spec=prepare_spec(),
         status=JobStatus.NEW,
         created_at=datetime.now(UTC),
     )

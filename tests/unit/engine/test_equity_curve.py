@@ -1,4 +1,5 @@
-"""Equity curve: points from a run, extrema-preserving resampling, delta encoding, wire shape."""
+"""Equity curve: points from a run, extrema-preserving resampling, delta encoding, and the
+wire shape the API gives the shaped curve."""
 
 from __future__ import annotations
 
@@ -10,13 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from backtestd.api.schemas.backtests import EquityCurveResult
+from backtestd.domain.equity import EquityCurveMeta, OutMode
 from backtestd.engine import equity_curve
 from backtestd.engine.equity_curve import (
-    EquityCurveMeta,
-    OutMode,
     build_equity_curve,
     differential,
-    equity_curve_pointer,
     equity_points,
     resample,
     transform,
@@ -146,8 +146,12 @@ def test_transform_meta_reports_what_was_done() -> None:
     assert forced.out_mode is OutMode.SHORT
 
 
+def _wire(shaped: object) -> dict[str, object]:
+    return EquityCurveResult.of(shaped).model_dump(exclude_none=True)  # type: ignore[arg-type]
+
+
 def test_differential_is_false_on_a_single_point_even_if_asked() -> None:
-    body = build_equity_curve(np.array([0]), np.array([100.0]), delta=True)
+    body = _wire(build_equity_curve(np.array([0]), np.array([100.0]), delta=True))
     assert body["meta"] == {
         "inputPointCount": 1,
         "outputPointCount": 1,
@@ -161,7 +165,9 @@ def test_differential_is_false_on_a_single_point_even_if_asked() -> None:
 def test_build_equity_curve_resamples_then_encodes_then_shapes() -> None:
     ts = np.array([0, 10, 20, 30, 40], dtype=np.int64)
     eq = np.array([100.0, 104.0, 101.0, 97.0, 102.0])
-    body = build_equity_curve(ts, eq, resample_to=4, delta=True, out_mode=OutMode.SHORT)
+    shaped = build_equity_curve(ts, eq, resample_to=4, delta=True, out_mode=OutMode.SHORT)
+    assert all(type(t) is int for t in shaped.timestamps)
+    body = _wire(shaped)
     # resampled to 0, 10 (max), 30 (min), 40; then delta-encoded
     assert body == {
         "timestamps": [0, 10, 20, 10],
@@ -174,18 +180,10 @@ def test_build_equity_curve_resamples_then_encodes_then_shapes() -> None:
             "outMode": "SHORT",
         },
     }
-    stamps = body["timestamps"]
-    assert isinstance(stamps, list)
-    assert all(type(t) is int for t in stamps)
     json.dumps(body, allow_nan=False)
 
 
 def test_array_shape_lists_point_objects() -> None:
-    body = build_equity_curve(np.array([5, 9], dtype=np.int64), np.array([1.0, 2.5]))
+    body = _wire(build_equity_curve(np.array([5, 9], dtype=np.int64), np.array([1.0, 2.5])))
     assert body["points"] == [{"timestamp": 5, "equity": 1.0}, {"timestamp": 9, "equity": 2.5}]
     assert set(body) == {"points", "meta"}
-
-
-def test_pointer_form_carries_url_and_meta() -> None:
-    meta = EquityCurveMeta(7, 5, True, False, OutMode.ARRAY)
-    assert equity_curve_pointer("/v1/x", meta) == {"url": "/v1/x", "meta": meta.to_wire()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import doctest
 import json
 import math
@@ -12,6 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from backtestd.api.schemas.backtests import ExecuteResults
+from backtestd.domain.backtest_results import ExecuteResult
 from backtestd.domain.sweeps import SweepMetrics
 from backtestd.engine import metrics
 from backtestd.engine.metrics import (
@@ -264,16 +267,24 @@ def test_ruined_short_still_gives_finite_metrics() -> None:
     assert m.cagr == -1.0
     assert m.max_drawdown == pytest.approx(250.0)
     assert m.max_drawdown_percent == pytest.approx(250.0)
-    json.dumps(m.result_fields(), allow_nan=False)
+    json.dumps(dataclasses.asdict(m), allow_nan=False)
 
 
 def _metrics(trades: int) -> Metrics:
     return Metrics(1.5, 1.5, trades, 0.5, 1.2, 1.7, 0.3, 4.0, 3.5)
 
 
-def test_result_fields_use_wire_names_and_appear_only_with_trades() -> None:
-    assert _metrics(0).result_fields() == {}
-    fields = _metrics(2).result_fields()
+def _served(metrics: Metrics) -> dict[str, object]:
+    result = ExecuteResult("strategy:u:s", metrics=metrics)
+    served = ExecuteResults.of(result, None).model_dump(exclude_unset=True)
+    return {
+        k: v for k, v in served.items() if k not in {"strategyId", "instrument", "hostName", "iops"}
+    }
+
+
+def test_execute_serves_the_metrics_under_wire_names_and_only_with_trades() -> None:
+    assert _served(_metrics(0)) == {}
+    fields = _served(_metrics(2))
     assert fields == {
         "pnlTotal": 1.5,
         "pnlTotalPercent": 1.5,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
@@ -19,12 +17,12 @@ from backtestd.api.schemas.backtests import (
     PrepareJobState,
     PrepareRequest,
 )
-from backtestd.api.schemas.common import ResponseError
+from backtestd.api.schemas.common import ResponseDocs, ResponseError
 from backtestd.services import job_views
 from backtestd.services.backtests import ExecuteInput, PrepareInput
 
 router = APIRouter(tags=["backtesting"], responses={401: {"model": ResponseError}})
-_ERRORS: dict[int | str, dict[str, Any]] = {
+_ERRORS: ResponseDocs = {
     400: {"model": ResponseError},
     404: {"model": ResponseError},
     429: {"model": ResponseError},
@@ -100,7 +98,7 @@ def execute(
             store_signals=body.storeSignals,
             equity_curve=body.equityCurve.to_domain() if body.equityCurve else None,
             base_config=body.baseConfig.to_domain() if body.baseConfig else None,
-            params=body.params,
+            params=body.checked_params(),
         ),
     )
     return AcceptedJob(jobId=job_id)

@@ -14,10 +14,11 @@ import tempfile
 from pathlib import Path
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from backtestd.api.deps import ServicesDep
+from backtestd.api.schemas.datasets import UploadReceived
 from backtestd.services.datasets import too_large
 from backtestd.services.leftovers import UPLOAD_SPOOL_PREFIX
 
@@ -83,7 +84,7 @@ def signed_file(
 @router.put("/uploads/{uploadId}")
 async def receive_upload(
     uploadId: str, expires: int, sig: str, request: Request, services: ServicesDep
-) -> JSONResponse:
+) -> UploadReceived:
     uploads = services.dataset_uploads
     cap = await run_in_threadpool(uploads.upload_cap, uploadId, expires, sig)
     declared = request.headers.get("content-length")
@@ -105,4 +106,4 @@ async def receive_upload(
         await run_in_threadpool(handle.write, bytes(pending))
         await run_in_threadpool(handle.flush)
         size = await run_in_threadpool(uploads.receive_upload, uploadId, Path(handle.name))
-    return JSONResponse({"uploadId": uploadId, "bytes": size}, status_code=200)
+    return UploadReceived(uploadId=uploadId, bytes=size)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from backtestd.api.deps import ServicesDep
-from backtestd.api.schemas.common import HalLink, ResponseError
+from backtestd.api.schemas.common import HalLink, ResponseDocs, ResponseError
 from backtestd.api.schemas.market import (
     Coverage,
     CoverageWindow,
@@ -24,13 +24,13 @@ from backtestd.marketdata.catalogue import InstrumentListing
 
 router = APIRouter(tags=["exchange"])
 
-_DOWNLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
+_DOWNLOAD_ERRORS: ResponseDocs = {
     400: {"model": ResponseError},
     404: {"model": ResponseError},
     429: {"model": ResponseError, "description": "too many downloads from this address"},
     500: {"model": ResponseError},
 }
-_BINARY: dict[int | str, dict[str, Any]] = {
+_BINARY: ResponseDocs = {
     200: {
         "content": {
             "application/vnd.lastra": {"schema": {"type": "string", "format": "binary"}},

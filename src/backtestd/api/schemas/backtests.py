@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal, Self
 
 from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
@@ -13,6 +14,7 @@ from backtestd.domain.backtests import PrepareSpec
 from backtestd.domain.equity import OutMode
 from backtestd.domain.jobs import JobRecord
 from backtestd.domain.timefmt import iso_z
+from backtestd.errors import InvalidInput
 from backtestd.services.job_views import is_retryable
 
 ParamValue = StrictBool | StrictInt | StrictFloat | StrictStr
@@ -70,6 +72,13 @@ class BaseConfig(WireModel):
         )
 
 
+PARAM_KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
+RESERVED_PARAMS = frozenset(
+    {"strategyId", "storeSignals", "equityCurve", "backtestEnabled", "backtestFakeExecution"}
+)
+"""``params`` keys that name the request's own fields or the engine's run switches."""
+
+
 class ExecuteBacktestBody(WireModel):
     prepareJobId: str
     strategyId: str
@@ -77,6 +86,17 @@ class ExecuteBacktestBody(WireModel):
     equityCurve: EquityCurveOptions | None = None
     baseConfig: BaseConfig | None = None
     params: dict[str, ParamValue] | None = None
+
+    def checked_params(self) -> dict[str, ParamValue] | None:
+        """The strategy properties to set, each key checked (``InvalidInput`` names it)."""
+        for key in self.params or {}:
+            if key in RESERVED_PARAMS:
+                raise InvalidInput(f"params key {key!r} is reserved and cannot be set")
+            if not PARAM_KEY.match(key):
+                raise InvalidInput(
+                    f"params key {key!r} is not valid: use letters, digits, '_', '-' and '.'"
+                )
+        return self.params
 
 
 class HourWithoutData(WireModel):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
 
@@ -18,3 +20,7 @@ class ResponseError(WireModel):
 
 class HalLink(WireModel):
     href: str
+
+
+ResponseDocs = dict[int | str, dict[str, Any]]
+"""The ``responses`` a route documents in the OpenAPI description, by status code."""

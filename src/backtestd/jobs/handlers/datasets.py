@@ -1,15 +1,18 @@
 """Dataset jobs: ingest an uploaded file, or fetch an exchange range, into a new version.
 
 Both end in :func:`publish`: the version file goes to the object store, then one transaction
-counts its bytes in the storage pool (refused over ``maxTotalStorageBytes``), adds the version,
-moves ``currentVersionId`` and marks the session ready. A refusal marks the dataset ``failed``
-with the reason and leaves every earlier version as it was.
+counts its bytes in the storage pool (refused over the tier's total storage), adds the version,
+moves the session to ``ready`` and, with it, the dataset to ``ready`` on the new current
+version. A refusal moves the session and the dataset to ``failed`` with the reason and leaves
+every earlier version as it was. The dataset follows its session: a session that can no longer
+move (a resubmitted job whose session already ended) moves no dataset either, so a rerun never
+puts back an older version or a stale error. A job whose session already ended answers what
+the session ended with, without redoing the work.
 """
 
 from __future__ import annotations
 
 import tempfile
-from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -19,14 +22,23 @@ from backtestd.datasets.ingest import IngestError, IngestResult, build_version, 
 from backtestd.domain.datasets import (
     DatasetImportSpec,
     DatasetIngestSpec,
+    DatasetSession,
     DatasetStatus,
-    DatasetType,
     DatasetVersion,
+    IllegalTransition,
     SessionStatus,
     VersionOutcome,
 )
 from backtestd.domain.jobs import JobRecord
-from backtestd.domain.marketdata import DataKind, DataType, Instrument, hour_start, hours_between
+from backtestd.domain.marketdata import (
+    ASK_SIZE,
+    BID_SIZE,
+    DataKind,
+    DataType,
+    Instrument,
+    hour_start,
+    hours_between,
+)
 from backtestd.domain.quotas import storage_overflow
 from backtestd.domain.timefmt import iso_z
 from backtestd.engine.prepare import aggregate_klines
@@ -56,20 +68,35 @@ DatasetJobSpec = DatasetIngestSpec | DatasetImportSpec
 
 
 def fail(ctx: WorkerContext, job: JobRecord, message: str) -> JobFailed:
-    """Mark the session and the dataset failed (current version untouched); the error to raise."""
+    """Move the session and with it the dataset to failed (current version untouched); the
+    error to raise."""
     spec = _spec(job)
-    now = ctx.clock()
     with ctx.database.unit_of_work() as uow:
         repo = DatasetRepository(uow.session)
-        found = repo.session_by_id(_session_id(spec))
-        if found is not None:
-            repo.save_session(
-                replace(found[0], status=SessionStatus.FAILED, error=message, updated_at=now)
-            )
-        dataset = repo.of(job.user_id, spec.dataset_id, include_deleted=True)
-        if dataset is not None:
-            repo.save(replace(dataset, status=DatasetStatus.FAILED, error=message))
+        if repo.move_session(_session_id(spec), SessionStatus.FAILED, ctx.clock(), error=message):
+            repo.move_dataset(spec.dataset_id, DatasetStatus.FAILED, error=message)
     return JobFailed(message)
+
+
+def _session(ctx: WorkerContext, spec: DatasetJobSpec) -> DatasetSession:
+    with ctx.database.unit_of_work() as uow:
+        found = DatasetRepository(uow.session).session_by_id(_session_id(spec))
+    if found is None:
+        raise JobFailed("the upload session no longer exists")
+    return found
+
+
+def _ended(ctx: WorkerContext, job: JobRecord, session: DatasetSession) -> VersionOutcome | None:
+    """What a session that already ended answered (a resubmitted job): its version, or its
+    failure raised again; None while it has not ended."""
+    if session.status is SessionStatus.FAILED:
+        raise JobFailed(session.error or "the ingest failed")
+    if session.status is not SessionStatus.READY or session.version_id is None:
+        return None
+    with ctx.database.unit_of_work() as uow:
+        version = DatasetRepository(uow.session).version_of(job.user_id, session.version_id)
+    rows = version.rows if version is not None else 0
+    return VersionOutcome(session.dataset_id, session.version_id, rows)
 
 
 def _spec(job: JobRecord) -> DatasetJobSpec:
@@ -146,37 +173,27 @@ def _commit_version(
         if problem:
             raise _Refused(problem)
         repo.add_version(version)
-    candles = {"open", "high", "low"} <= set(version.columns)
-    repo.save(
-        replace(
-            dataset,
-            type=DatasetType.KLINES if candles else DatasetType.TICKER,
-            status=DatasetStatus.READY,
-            error=None,
-            current_version_id=version.version_id,
-            updated_at=version.created_at,
-        )
+    session_id = _session_id(spec)
+    at = version.created_at
+    if not repo.move_session(session_id, SessionStatus.READY, at, version_id=version.version_id):
+        # Only this job moves an ingesting session; _ended answered any that had ended.
+        raise IllegalTransition(f"session {session_id} is no longer ingesting")
+    repo.move_dataset(
+        dataset.dataset_id,
+        DatasetStatus.READY,
+        kind=version.kind,
+        current_version_id=version.version_id,
+        updated_at=at,
     )
-    found = repo.session_by_id(_session_id(spec))
-    if found is not None:
-        repo.save_session(
-            replace(
-                found[0],
-                status=SessionStatus.READY,
-                version_id=version.version_id,
-                error=None,
-                updated_at=version.created_at,
-            )
-        )
 
 
 def run_dataset_ingest(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> VersionOutcome:
     spec = job.spec_as(DatasetIngestSpec)
-    with ctx.database.unit_of_work() as uow:
-        found = DatasetRepository(uow.session).session_by_id(spec.upload_id)
-    if found is None:
-        raise JobFailed("the upload session no longer exists")
-    upload_key = found[0].object_key
+    session = _session(ctx, spec)
+    ended = _ended(ctx, job, session)
+    if ended is not None:
+        return ended
+    upload_key = session.object_key
     progress.size(1)
     with tempfile.TemporaryDirectory(dir=_work_dir(ctx), prefix="ingest-") as work:
         work_dir = Path(work)
@@ -260,20 +277,22 @@ def _import_columns(
     if spec.data_kind is DataKind.KLINES:
         return ts_ms, bars
     values = {"close": raw["last"], "volume": raw["volume"]}
-    values.update({name: raw[name] for name in ("bid", "bidSize", "ask", "askSize")})
+    values.update({name: raw[name] for name in ("bid", BID_SIZE, "ask", ASK_SIZE)})
     return ts_ms, values
 
 
 def run_dataset_import(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> VersionOutcome:
+    spec = job.spec_as(DatasetImportSpec)
+    ended = _ended(ctx, job, _session(ctx, spec))
+    if ended is not None:
+        return ended
     ts_ms, raw = _fetch(ctx, job, progress)
     with ctx.database.unit_of_work() as uow:
-        repo = DatasetRepository(uow.session)
-        found = repo.session_by_id(job.spec_as(DatasetImportSpec).import_id)
-        if found is not None:
-            repo.save_session(
-                replace(found[0], status=SessionStatus.INGESTING, updated_at=ctx.clock())
-            )
-    ts_ms, values = _import_columns(job.spec_as(DatasetImportSpec), ts_ms, raw)
+        # Already ingesting when a resubmitted job fetched again: it stays so.
+        DatasetRepository(uow.session).move_session(
+            spec.import_id, SessionStatus.INGESTING, ctx.clock()
+        )
+    ts_ms, values = _import_columns(spec, ts_ms, raw)
     # The store may hold two ticks in one millisecond; a dataset's rows rise strictly.
     keep = np.append(ts_ms[1:] != ts_ms[:-1], True) if ts_ms.size else ts_ms.astype(bool)
     ts_us = ts_ms[keep].astype(np.int64) * 1000

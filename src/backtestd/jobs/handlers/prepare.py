@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import numpy as np
 
-from backtestd.domain.backtest_results import HourWithoutData, PrepareOutcome
+from backtestd.domain.backtest_results import PrepareOutcome
 from backtestd.domain.backtests import PreparedManifest, PrepareSpec
 from backtestd.domain.jobs import JobRecord
 from backtestd.domain.marketdata import (
@@ -117,9 +117,7 @@ def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> Pr
         total_hours=coverage.total_hours,
         hours_with_data=coverage.hours_with_data,
         closed_hours=coverage.closed_hours,
-        hours_without_data=tuple(
-            HourWithoutData(g.hour, g.expected, g.rationale) for g in coverage.without_data
-        ),
+        hours_without_data=tuple(coverage.without_data),
     )
     manifest = PreparedManifest(
         job.job_id, spec, instrument.symbol, int(len(columns["ts"])), RUN_COLUMNS[feed]

@@ -22,7 +22,14 @@ from backtestd.domain.backtest_results import PrepareOutcome
 from backtestd.domain.backtests import DatasetVersionRef, PreparedManifest, PrepareSpec
 from backtestd.domain.datasets import DatasetVersion
 from backtestd.domain.jobs import JobRecord
-from backtestd.domain.marketdata import RUN_COLUMNS, DataType, column_dtype
+from backtestd.domain.marketdata import (
+    ASK_SIZE,
+    BID_SIZE,
+    CLOSE_TS,
+    RUN_COLUMNS,
+    DataType,
+    column_dtype,
+)
 from backtestd.domain.serial import to_stored
 from backtestd.engine.cadence import CADENCE_MS
 from backtestd.engine.prepare import aggregate_klines
@@ -62,9 +69,9 @@ def feed_columns(data: VersionData, feed: DataType, cadence_ms: int) -> dict[str
         return {
             "ts": ts_ms,
             "bid": _column(data, "bid", close),
-            "bidSize": _column(data, "bidSize", zeros),
+            BID_SIZE: _column(data, BID_SIZE, zeros),
             "ask": _column(data, "ask", close),
-            "askSize": _column(data, "askSize", zeros),
+            ASK_SIZE: _column(data, ASK_SIZE, zeros),
             "last": close,
             "volume": _column(data, "volume", zeros),
         }
@@ -77,7 +84,7 @@ def feed_columns(data: VersionData, feed: DataType, cadence_ms: int) -> dict[str
         _column(data, "volume", zeros),
         cadence_ms,
     )
-    bars["closeTs"] = bars["ts"] + np.int64(cadence_ms - 1)
+    bars[CLOSE_TS] = bars["ts"] + np.int64(cadence_ms - 1)
     return bars
 
 

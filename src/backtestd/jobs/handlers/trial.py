@@ -14,10 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+from pydantic import ValidationError
 
 from backtestd.domain.backtest_results import Metrics
 from backtestd.domain.backtests import BaseConfig, PreparedManifest
-from backtestd.domain.marketdata import DataType, Instrument, column_dtype
+from backtestd.domain.marketdata import CLOSE_TS, DataType, Instrument, column_dtype
 from backtestd.domain.serial import from_stored
 from backtestd.engine.metrics import compute_metrics
 from backtestd.engine.portfolio import (
@@ -95,7 +96,13 @@ def _manifest(ctx: WorkerContext, prepare_id: str) -> PreparedManifest:
     blob = ctx.objects.get(prepared_manifest_key(prepare_id))
     if blob is None:
         raise TrialFailed(f"prepared data of {prepare_id} is missing; prepare again")
-    return from_stored(PreparedManifest, json.loads(blob))
+    try:
+        return from_stored(PreparedManifest, json.loads(blob))
+    except ValidationError:
+        raise TrialFailed(
+            f"prepared data of {prepare_id} was written by an earlier release of the service; "
+            "prepare the range again"
+        ) from None
 
 
 def load_prepared(ctx: WorkerContext, prepare_id: str, data_type: str) -> PreparedData:
@@ -107,7 +114,7 @@ def load_prepared(ctx: WorkerContext, prepare_id: str, data_type: str) -> Prepar
             raise TrialFailed(f"prepared column {name} of {prepare_id} is missing")
         paths[name] = path
     feed = DataType(data_type)
-    ts_name, px_name = ("closeTs", "close") if feed is DataType.KLINE else ("ts", "last")
+    ts_name, px_name = (CLOSE_TS, "close") if feed is DataType.KLINE else ("ts", "last")
     return PreparedData(
         prepare_id=prepare_id,
         instrument=Instrument.parse(manifest.instrument),

@@ -35,7 +35,7 @@ from typing import Any
 from backtestd.domain.backtests import ParamValue
 from backtestd.strategy.jvm.jar import locate_engine_jar
 from backtestd.strategy.jvm.process import Closed, HostProcess
-from backtestd.strategy.jvm.protocol import PROTOCOL_VERSION, Message, encode
+from backtestd.strategy.jvm.protocol import PROTOCOL_VERSION, Header, Message, encode
 from backtestd.strategy.jvm.results import (
     CompileResult,
     EngineHostError,
@@ -247,7 +247,7 @@ class EngineHost:
         a ``RunFailure`` means javac or the class inspection hit a limit (javac gets
         ``compile_cpu_limit_s``: a small source can make type inference explode), the class
         broke the host's tripwire, or the host crashed."""
-        header: dict[str, Any] = {
+        header: Header = {
             "op": "compile",
             "source": source,
             "cpu_limit_ms": int(self.config.inspect_cpu_limit_s * 1000),
@@ -362,7 +362,7 @@ class EngineHost:
                 raise
             return failure
 
-    def ping(self) -> dict[str, Any]:
+    def ping(self) -> Header:
         """Heap figures and counters of the running host."""
         answer = self._request({"op": "ping"}, 10.0, "ping", count=0)
         return {k: v for k, v in answer.header.items() if k not in ("id", "status")}
@@ -426,7 +426,7 @@ class EngineHost:
 
     def _request_on_sound_host(
         self,
-        header: dict[str, Any],
+        header: Header,
         timeout: float,
         what: str,
         *,
@@ -457,7 +457,7 @@ class EngineHost:
 
     def _request(
         self,
-        header: dict[str, Any],
+        header: Header,
         timeout: float,
         what: str,
         *,

@@ -20,6 +20,10 @@ MAX_FRAME = 1 << 30
 
 _LENGTH = struct.Struct(">I")
 
+Header = dict[str, Any]
+"""A message's header: the host protocol's JSON object (names and values as the Java side
+reads and writes them; ``docs/engine-host.md`` lists them)."""
+
 
 class ProtocolError(Exception):
     """The byte stream from the host does not follow the framing (or ended mid-message)."""
@@ -29,11 +33,11 @@ class ProtocolError(Exception):
 class Message:
     """A decoded message: the JSON header and its binary payloads, in order."""
 
-    header: dict[str, Any]
+    header: Header
     payloads: tuple[bytes, ...] = field(default_factory=tuple)
 
 
-def encode(header: dict[str, Any], payloads: tuple[bytes, ...] = ()) -> bytes:
+def encode(header: Header, payloads: tuple[bytes, ...] = ()) -> bytes:
     """Encode one message (the header gets its ``payloads`` count when there are any)."""
     if payloads:
         header = {**header, "payloads": len(payloads)}

@@ -6,11 +6,11 @@ import base64
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from backtestd.domain.backtests import ParamValue
 from backtestd.domain.marketdata import RUN_COLUMNS, DataType, Instrument
 from backtestd.domain.strategies import StrategyRecord
+from backtestd.strategy.jvm.protocol import Header
 
 
 def param_text(value: ParamValue) -> str:
@@ -65,16 +65,16 @@ class RunRequest:
             wall_limit_s=wall_limit_s,
         )
 
-    def to_header(self, cpu_limit_s: float, wall_limit_s: float, stack_kb: int) -> dict[str, Any]:
+    def to_header(self, cpu_limit_s: float, wall_limit_s: float, stack_kb: int) -> Header:
         """The ``run`` request header (without ``id``)."""
         kind = DataType(self.kind)
         missing = [c for c in RUN_COLUMNS[kind] if c not in self.columns]
         if missing:
             raise ValueError(f"{kind.value} run is missing column files {missing}")
-        instrument: dict[str, Any] = {"base": self.instrument.base, "quote": self.instrument.quote}
+        instrument: Header = {"base": self.instrument.base, "quote": self.instrument.quote}
         if self.instrument.settle:
             instrument["settle"] = self.instrument.settle
-        header: dict[str, Any] = {
+        header: Header = {
             "op": "run",
             "class_files": {
                 name: base64.b64encode(data).decode("ascii")

@@ -6,25 +6,33 @@ ones (404), and soft-deleted datasets are hidden unless asked for.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import delete, exists, func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
 from backtestd.domain.datasets import (
+    ACCEPTS_BYTES,
+    DATASET_TRANSITION_SOURCES,
+    SESSION_INITIAL,
+    SESSION_TRANSITION_SOURCES,
     DataFormat,
     Dataset,
     DatasetSession,
     DatasetStatus,
-    DatasetType,
     DatasetVersion,
+    IllegalTransition,
     SessionKind,
     SessionStatus,
     TimestampUnit,
 )
+from backtestd.domain.marketdata import DataKind
 from backtestd.storage.db.tables import dataset_uploads, dataset_versions, datasets
+
+UPLOAD_CAP = "upload_cap"
+"""The key of a session's PUT cap in its ``spec`` JSON column (imports store ``{}``)."""
 
 
 def _dataset(row: RowMapping) -> Dataset:
@@ -33,7 +41,7 @@ def _dataset(row: RowMapping) -> Dataset:
         user_id=row["user_id"],
         name=row["name"],
         instrument=row["instrument"],
-        type=DatasetType(row["type"]),
+        kind=DataKind.parse(row["type"]),  # rows written before DataKind held "ticker"
         status=DatasetStatus(row["status"]),
         created_at=row["created_at"],
         error=row["error"],
@@ -41,22 +49,6 @@ def _dataset(row: RowMapping) -> Dataset:
         updated_at=row["updated_at"],
         deleted_at=row["deleted_at"],
     )
-
-
-def _dataset_values(record: Dataset) -> dict[str, Any]:
-    return {
-        "dataset_id": record.dataset_id,
-        "user_id": record.user_id,
-        "name": record.name,
-        "instrument": record.instrument,
-        "type": record.type.value,
-        "status": record.status.value,
-        "created_at": record.created_at,
-        "error": record.error,
-        "current_version_id": record.current_version_id,
-        "updated_at": record.updated_at,
-        "deleted_at": record.deleted_at,
-    }
 
 
 def _version(row: RowMapping) -> DatasetVersion:
@@ -80,6 +72,8 @@ def _version(row: RowMapping) -> DatasetVersion:
 
 
 def _session_record(row: RowMapping) -> DatasetSession:
+    stored: Mapping[str, object] = row["spec"] or {}
+    cap = stored.get(UPLOAD_CAP)  # rows of earlier releases: revision 0008 renamed the key
     return DatasetSession(
         session_id=row["upload_id"],
         dataset_id=row["dataset_id"],
@@ -93,25 +87,8 @@ def _session_record(row: RowMapping) -> DatasetSession:
         job_id=row["job_id"],
         version_id=row["version_id"],
         error=row["error"],
+        upload_cap=int(cap) if isinstance(cap, int | float | str) else None,
     )
-
-
-def _session_values(record: DatasetSession, spec: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "upload_id": record.session_id,
-        "dataset_id": record.dataset_id,
-        "user_id": record.user_id,
-        "kind": record.kind.value,
-        "status": record.status.value,
-        "object_key": record.object_key,
-        "created_at": record.created_at,
-        "updated_at": record.updated_at,
-        "received_bytes": record.received_bytes,
-        "job_id": record.job_id,
-        "version_id": record.version_id,
-        "error": record.error,
-        "spec": spec,
-    }
 
 
 class DatasetRepository:
@@ -120,13 +97,66 @@ class DatasetRepository:
 
     # datasets -----------------------------------------------------------------------------------
     def add(self, record: Dataset) -> None:
-        self._session.execute(insert(datasets).values(**_dataset_values(record)))
-
-    def save(self, record: Dataset) -> None:
-        """Replace the stored row with ``record`` (records are frozen; callers build new ones)."""
-        values = _dataset_values(record)
+        """Insert a new dataset; it starts ``pending``."""
+        if record.status is not DatasetStatus.PENDING:
+            raise IllegalTransition(f"a new dataset starts pending, not {record.status.value}")
         self._session.execute(
-            update(datasets).where(datasets.c.dataset_id == record.dataset_id).values(**values)
+            insert(datasets).values(
+                dataset_id=record.dataset_id,
+                user_id=record.user_id,
+                name=record.name,
+                instrument=record.instrument,
+                type=record.kind.value,
+                status=record.status.value,
+                created_at=record.created_at,
+                error=record.error,
+                current_version_id=record.current_version_id,
+                updated_at=record.updated_at,
+                deleted_at=record.deleted_at,
+            )
+        )
+
+    def move_dataset(
+        self,
+        dataset_id: str,
+        target: DatasetStatus,
+        *,
+        error: str | None = None,
+        kind: DataKind | None = None,
+        current_version_id: str | None = None,
+        updated_at: datetime | None = None,
+    ) -> None:
+        """Move a dataset to ``target`` along ``DATASET_TRANSITION_SOURCES``, with the fields
+        that change with it: ``ready`` takes the new version's ``kind`` and id and clears the
+        error; ``failed`` takes the ``error`` (the current version stays).
+
+        Raises ``IllegalTransition`` when the dataset is missing or not in a source state: no
+        race explains either (a dataset row outlives its sessions, and every state but
+        ``pending`` may follow every other), so it is a bug, not a no-op.
+        """
+        sources = DATASET_TRANSITION_SOURCES.get(target, frozenset())
+        values: dict[str, object] = {"status": target.value, "error": error}
+        if kind is not None:
+            values["type"] = kind.value
+        if current_version_id is not None:
+            values["current_version_id"] = current_version_id
+        if updated_at is not None:
+            values["updated_at"] = updated_at
+        result = self._session.execute(
+            update(datasets)
+            .where(
+                datasets.c.dataset_id == dataset_id,
+                datasets.c.status.in_(sorted(s.value for s in sources)),
+            )
+            .values(**values)
+        )
+        if not getattr(result, "rowcount", 0):
+            raise IllegalTransition(f"dataset {dataset_id} cannot move to {target.value}")
+
+    def mark_deleted(self, dataset_id: str, at: datetime) -> None:
+        """Soft delete: the row stays (``includeDeleted``), its name is free again."""
+        self._session.execute(
+            update(datasets).where(datasets.c.dataset_id == dataset_id).values(deleted_at=at)
         )
 
     def of(self, user_id: str, dataset_id: str, include_deleted: bool = False) -> Dataset | None:
@@ -251,17 +281,70 @@ class DatasetRepository:
         return _version(row) if row else None
 
     # sessions -----------------------------------------------------------------------------------
-    def add_session(self, record: DatasetSession, spec: dict[str, Any] | None = None) -> None:
-        self._session.execute(insert(dataset_uploads).values(**_session_values(record, spec or {})))
-
-    def save_session(self, record: DatasetSession) -> None:
-        values = _session_values(record, {})
-        values.pop("spec")
+    def add_session(self, record: DatasetSession) -> None:
+        """Insert a new session, in its kind's first state (``SESSION_INITIAL``)."""
+        if record.status is not SESSION_INITIAL[record.kind]:
+            raise IllegalTransition(
+                f"a new {record.kind.value} session starts {SESSION_INITIAL[record.kind].value}, "
+                f"not {record.status.value}"
+            )
+        spec = {} if record.upload_cap is None else {UPLOAD_CAP: record.upload_cap}
         self._session.execute(
+            insert(dataset_uploads).values(
+                upload_id=record.session_id,
+                dataset_id=record.dataset_id,
+                user_id=record.user_id,
+                kind=record.kind.value,
+                status=record.status.value,
+                object_key=record.object_key,
+                created_at=record.created_at,
+                updated_at=record.updated_at,
+                received_bytes=record.received_bytes,
+                job_id=record.job_id,
+                version_id=record.version_id,
+                error=record.error,
+                spec=spec,
+            )
+        )
+
+    def move_session(
+        self,
+        session_id: str,
+        target: SessionStatus,
+        at: datetime,
+        *,
+        received_bytes: int | None = None,
+        job_id: str | None = None,
+        version_id: str | None = None,
+        error: str | None = None,
+    ) -> bool:
+        """Move a session to ``target`` along ``SESSION_TRANSITION_SOURCES`` (one conditional
+        UPDATE), setting the fields given; True when it moved.
+
+        A session that is missing or not in a source state is left as it is and the answer is
+        False: there a race or a rerun is expected (a PUT after a finalize, a resubmitted job
+        whose session already ended), and the caller decides what that means (a 409, nothing
+        to do, or ``IllegalTransition`` where it holds the row and has seen its state).
+        """
+        sources = SESSION_TRANSITION_SOURCES.get(target, frozenset())
+        values: dict[str, object] = {"status": target.value, "updated_at": at}
+        if received_bytes is not None:
+            values["received_bytes"] = received_bytes
+        if job_id is not None:
+            values["job_id"] = job_id
+        if version_id is not None:
+            values["version_id"] = version_id
+        if error is not None:
+            values["error"] = error
+        result = self._session.execute(
             update(dataset_uploads)
-            .where(dataset_uploads.c.upload_id == record.session_id)
+            .where(
+                dataset_uploads.c.upload_id == session_id,
+                dataset_uploads.c.status.in_(sorted(s.value for s in sources)),
+            )
             .values(**values)
         )
+        return bool(getattr(result, "rowcount", 0))
 
     def lock_session(self, session_id: str) -> bool:
         """Hold the session's row until the unit of work ends; False when there is none.
@@ -305,9 +388,7 @@ class DatasetRepository:
                 select(dataset_uploads).where(
                     dataset_uploads.c.dataset_id == dataset_id,
                     dataset_uploads.c.kind == SessionKind.UPLOAD.value,
-                    dataset_uploads.c.status.in_(
-                        [SessionStatus.OPEN.value, SessionStatus.UPLOADING.value]
-                    ),
+                    dataset_uploads.c.status.in_(sorted(s.value for s in ACCEPTS_BYTES)),
                 )
             )
             .mappings()
@@ -315,8 +396,9 @@ class DatasetRepository:
         )
         return _session_record(row) if row else None
 
-    def session_by_id(self, session_id: str) -> tuple[DatasetSession, dict[str, Any]] | None:
-        """A session and its spec by id alone: for the signed PUT, whose link is the credential."""
+    def session_by_id(self, session_id: str) -> DatasetSession | None:
+        """A session by id alone: for the signed PUT, whose link is the credential, and for the
+        workers, whose job names it."""
         row = (
             self._session.execute(
                 select(dataset_uploads).where(dataset_uploads.c.upload_id == session_id)
@@ -324,4 +406,4 @@ class DatasetRepository:
             .mappings()
             .first()
         )
-        return (_session_record(row), dict(row["spec"] or {})) if row else None
+        return _session_record(row) if row else None

@@ -1,4 +1,4 @@
-"""A migrated database of each kind, for storage tests that must hold on both."""
+"""A migrated database of each kind, for storage and service tests that must hold on both."""
 
 from __future__ import annotations
 
