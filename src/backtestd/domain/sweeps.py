@@ -20,8 +20,9 @@ from backtestd.domain.backtests import STRICT, BaseConfig
 from backtestd.domain.equity import OutMode
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 
-ParamScalar = bool | int | float
-"""A swept property value (coerced to the property's declared type)."""
+ParamScalar = bool | int | float | str
+"""A swept property value (coerced to the property's declared type; a ``java.lang.String``
+property keeps what it was given)."""
 Params = dict[str, ParamScalar]
 """One parameter vector: property name to value, in axis order."""
 

@@ -93,7 +93,7 @@ def coerce(prop: PropertySpec, value: ParamScalar) -> ParamScalar:
     if kind in INTEGRAL:
         return _integral(prop, kind, value)
     if kind in REAL:
-        if isinstance(value, bool):
+        if isinstance(value, bool | str):  # a string was refused above
             raise InvalidInput(
                 f"sweep axis {prop.name!r}: {value!r} is a boolean, but the property is "
                 f"declared as {kind}"

@@ -14,13 +14,30 @@ from pathlib import Path
 import numpy as np
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import text
+from sqlalchemy import insert, text
 
-from backtestd.domain.sweeps import FoldOutcome, SweepMetrics, SweepRow, TrialCurve
+from backtestd.domain.backtests import BaseConfig
+from backtestd.domain.job_specs import JobSpec
+from backtestd.domain.serial import to_stored
+from backtestd.domain.sweeps import (
+    CurveMode,
+    CurvePrefs,
+    FoldOutcome,
+    Objective,
+    Sampler,
+    SweepAxis,
+    SweepMetrics,
+    SweepRow,
+    SweepSpec,
+    TrialCurve,
+    WalkForward,
+)
 from backtestd.storage.db import json_text
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.migrate import MIGRATIONS_DIR, migrate
+from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.sweeps import SweepRowRepository
+from backtestd.storage.db.tables import jobs, sweep_rows
 
 NOW = datetime(2026, 11, 25, tzinfo=UTC)
 
@@ -155,3 +172,68 @@ def test_json_text_examples_hold() -> None:
     outcome = doctest.testmod(json_text)
     assert outcome.attempted > 0
     assert outcome.failed == 0
+
+
+def test_migration_0009_reads_earlier_rows_and_specs_as_typed_values(tmp_path: Path) -> None:
+    """Rows and a spec as the release before typed sweep rows wrote them (the wire's names in
+    ``metrics`` and ``fold``, the wire's spelling of the curve mode) read back typed."""
+    database = Database(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    try:
+        migrate(database, "0008")
+        spec = to_stored(
+            SweepSpec(
+                prepare_job_id="p",
+                strategy_id="s",
+                axes=(SweepAxis("fast", (5, 10)),),
+                sampler=Sampler.GRID,
+                seed=0,
+                samples=None,
+                objective=Objective.MAXDD,
+                base_config=BaseConfig(),
+                min_trade_floor=30,
+                shards=1,
+                walk_forward=WalkForward(2, 60),
+                curves=CurvePrefs(mode=CurveMode.TOP_PCT, max_pct=12.5),
+            ),
+            JobSpec,
+        )
+        spec["curves"]["mode"] = "topPct"
+        metrics = {
+            "sharpe": 1.5, "sortino": 2.0, "pnl": 12.0, "pnlPct": 12.0, "cagr": 0.3,
+            "maxDdPct": 4.5, "trades": 31, "winRate": 0.6,
+        }  # fmt: skip
+        fold = {
+            "foldIx": 1, "inSampleFrom": 50, "inSampleTo": 80, "outOfSampleTo": 100,
+            "params": {"fastMa": 10}, "inSampleSharpe": 2.5, "vectorsRun": 2,
+        }  # fmt: skip
+        with database.engine.begin() as connection:
+            connection.execute(
+                insert(jobs).values(
+                    job_id="s", user_id="u", kind="sweep", exchange_id="sim",
+                    data_type="kline", spec=spec, status="Completed", size=2, completed=0,
+                    created_at=NOW, result={}, cancel_requested=False, attempts=1,
+                )
+            )  # fmt: skip
+            for ix, with_fold in ((0, False), (1, True)):
+                connection.execute(
+                    insert(sweep_rows).values(
+                        sweep_id="s", run_ix=ix, params={"fastMa": 10}, metrics=metrics,
+                        aborted=False, error=None, runtime_ms=5, daily_returns=[0.01],
+                        curve=None, fold=fold if with_fold else None, created_at=NOW,
+                    )
+                )  # fmt: skip
+
+        migrate(database)
+
+        with database.unit_of_work() as uow:
+            stored = JobRepository(uow.session).get("s")
+            rows = SweepRowRepository(uow.session).rows("s", with_returns=True)
+        assert stored is not None
+        assert stored.spec_as(SweepSpec).curves.mode is CurveMode.TOP_PCT
+        assert rows[0].metrics == SweepMetrics(1.5, 2.0, 12.0, 12.0, 0.3, 4.5, 31, 0.6)
+        assert rows[0].fold is None
+        assert rows[1].fold == FoldOutcome(1, 50, 80, 100, {"fastMa": 10}, 2.5, 2)
+        assert rows[1].params == {"fastMa": 10}  # the user's own names are kept
+        migrate(database)  # again: nothing left to convert
+    finally:
+        database.dispose()

@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Literal, Self
 
-from pydantic import Field, StrictBool, StrictFloat, StrictInt
+from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from backtestd.api.schemas.backtests import BacktestJobState, BaseConfig, EquityCurveMeta
 from backtestd.api.schemas.common import WireModel
@@ -20,6 +20,9 @@ from backtestd.domain import backtests, sweep_results, sweeps
 from backtestd.domain.equity import OutMode
 
 AxisValue = StrictBool | StrictInt | StrictFloat
+"""A value a request may put on an axis."""
+ParamValue = StrictBool | StrictInt | StrictFloat | StrictStr
+"""A swept value as a response shows it (a stored axis may hold a string)."""
 ObjectiveName = Literal["sharpe", "sortino", "pnl", "maxdd"]
 SweepStatusName = Literal["RUNNING", "COMPLETED", "PARTIAL", "CANCELLED"]
 CurveModeName = Literal["auto", "none", "topN", "topPct"]
@@ -191,7 +194,7 @@ def curve_url(exchange_id: str, data_type: str, request_id: str, sweep_id: str, 
 
 class SweepRunRow(WireModel):
     runIx: int
-    params: dict[str, AxisValue]
+    params: dict[str, ParamValue]
     sharpe: float
     sortino: float
     pnl: float
@@ -254,7 +257,7 @@ class WalkForwardFold(WireModel):
     inSampleFrom: int
     inSampleTo: int
     outOfSampleTo: int
-    params: dict[str, AxisValue]
+    params: dict[str, ParamValue]
     inSampleSharpe: float
     outOfSample: SweepRunRow
     vectorsRun: int
@@ -379,7 +382,7 @@ class CancelSweepResponse(WireModel):
 
 
 class MarginalPoint(WireModel):
-    value: AxisValue
+    value: ParamValue
     count: int
     best: float
     mean: float
@@ -397,8 +400,8 @@ class SweepMarginal(WireModel):
 
 
 class HeatmapCell(WireModel):
-    valueA: AxisValue
-    valueB: AxisValue
+    valueA: ParamValue
+    valueB: ParamValue
     count: int
     best: float
     mean: float
