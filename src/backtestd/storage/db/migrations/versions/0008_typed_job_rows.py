@@ -157,9 +157,7 @@ RESULTS = {"execute": _execute_result}
 
 def convert(kind: str, spec: dict[str, Json], result: dict[str, Json]) -> tuple[Json, Json]:
     """One earlier row's spec and result in the typed stored form (``{}`` results: none)."""
-    new_spec = snake(spec)
-    new_spec = SPECS.get(kind, lambda s: s)(new_spec)
-    new_spec["kind"] = kind
+    new_spec = {**SPECS.get(kind, lambda s: s)(snake(spec)), "kind": kind}
     new_result = RESULTS.get(kind, lambda r: r)(snake(result)) if result else {}
     return new_spec, new_result
 

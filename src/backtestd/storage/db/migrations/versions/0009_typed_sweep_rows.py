@@ -64,14 +64,14 @@ def _sweep_specs(bind: sa.Connection) -> None:
     )
     found = bind.execute(sa.select(jobs.c.job_id, jobs.c.spec).where(jobs.c.kind == "sweep"))
     for job_id, stored in found.all():
-        spec = _loaded(stored)
-        curves = spec.get("curves") if isinstance(spec, dict) else None
+        sweep = _loaded(stored)
+        curves = sweep.get("curves") if isinstance(sweep, dict) else None
         if not isinstance(curves, dict) or not isinstance(curves.get("mode"), str):
             continue
         mode = snake_name(curves["mode"])
         if mode != curves["mode"]:
-            spec["curves"] = {**curves, "mode": mode}
-            bind.execute(sa.update(jobs).where(jobs.c.job_id == job_id).values(spec=spec))
+            sweep = {**sweep, "curves": {**curves, "mode": mode}}
+            bind.execute(sa.update(jobs).where(jobs.c.job_id == job_id).values(spec=sweep))
 
 
 def _sweep_rows(bind: sa.Connection) -> None:
