@@ -57,6 +57,9 @@ class DataType(enum.StrEnum):
         return next(t for t, k in _KIND_OF_TYPE.items() if k is kind)
 
 
+RUNNABLE_TYPES: frozenset[DataType] = frozenset({DataType.TICKER, DataType.KLINE})
+"""The data a strategy can be executed or swept over (funding rates only feed other runs)."""
+
 _KIND_OF_TYPE: dict[DataType, DataKind] = {
     DataType.TICKER: DataKind.TICKERS,
     DataType.KLINE: DataKind.KLINES,

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+from backtestd.domain.marketdata import DataType
+
 SECOND_MS = 1_000
 MINUTE_MS = 60 * SECOND_MS
 HOUR_MS = 60 * MINUTE_MS
@@ -104,7 +106,7 @@ def allowed_cadences(kind: str, native_ms: int | None) -> tuple[str, ...]:
     ('5s', '1m', '3m')
     """
     accepted = accepted_cadences(kind)
-    if kind != "kline" or not native_ms:
+    if kind != DataType.KLINE or not native_ms:
         return accepted
     return tuple(label for label in accepted if CADENCE_MS[label] % native_ms == 0)
 

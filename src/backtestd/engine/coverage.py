@@ -104,7 +104,7 @@ def _classify(
         return UNKNOWN
     if rows < 0:
         raise ValueError(f"row count of {hour.isoformat()} is negative: {rows}")
-    if kind == "funding":
+    if kind == DataType.FUNDING:
         if hour.astimezone(UTC).hour not in FUNDING_SETTLEMENT_HOURS:
             return None
         # A settlement hour holds exactly one row, so a threshold above one cannot be met.
@@ -177,7 +177,7 @@ def coverage_of(
         raise ValueError(f"unknown prepare type {kind!r}; use one of {', '.join(DataType)}")
     threshold = low_activity_rows
     judged = rows
-    if kind == "kline" and native_ms:
+    if kind == DataType.KLINE and native_ms:
         if native_ms > HOUR_MS:
             judged, threshold = _wide_bar_rows(hours, rows, native_ms), 1
         else:

@@ -23,7 +23,7 @@ from backtestd.domain.backtests import (
 from backtestd.domain.canonical import content_id
 from backtestd.domain.datasets import USER_EXCHANGE
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
-from backtestd.domain.marketdata import DataType, Instrument
+from backtestd.domain.marketdata import RUNNABLE_TYPES, DataType, Instrument
 from backtestd.domain.serial import to_stored
 from backtestd.engine.cadence import resolve_cadence, source_width
 from backtestd.engine.prepare import parse_range_bound
@@ -43,8 +43,6 @@ from backtestd.storage.db.engine import Database, UnitOfWork
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
-
-RUNNABLE_TYPES = ("ticker", "kline")
 
 
 @dataclass(frozen=True)

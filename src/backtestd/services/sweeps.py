@@ -25,6 +25,7 @@ from backtestd.domain.backtests import BaseConfig
 from backtestd.domain.canonical import canonical_json
 from backtestd.domain.equity import EquityCurveMeta
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.domain.marketdata import RUNNABLE_TYPES
 from backtestd.domain.serial import to_stored
 from backtestd.domain.sweep_results import Leaderboard, SweepAccepted
 from backtestd.domain.sweeps import (
@@ -42,7 +43,7 @@ from backtestd.domain.sweeps import (
 from backtestd.engine.equity_curve import transform
 from backtestd.errors import InvalidInput, NotFound
 from backtestd.services.admission import NewJob
-from backtestd.services.backtests import RUNNABLE_TYPES, BacktestService
+from backtestd.services.backtests import BacktestService
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.jobs import JobRepository
