@@ -157,3 +157,46 @@ def test_the_port_is_held_from_before_the_dask_cluster_starts(tmp_path: Path) ->
         server.wait_until_answering()
     finally:
         server.stop()
+
+
+def test_unusable_input_is_a_400_naming_the_field_and_the_service_carries_on(
+    live_server: LiveServer,
+) -> None:
+    """A lone surrogate (JSON can spell one, UTF-8 cannot store it), a seed outside what every
+    client reads exactly, a trial index past any sweep: each is refused with the field's name,
+    where they once reached a 500; the same user's next ordinary request works."""
+    token = live_server.token(live_server.create_key("odd-input"))
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    base = live_server.base_url
+    surrogate = "\\ud800"  # the six characters of the JSON escape, sent as they are
+    attempts = [
+        ("/datasets", f'{{"name": "{surrogate}", "instrument": "BTC/USDT"}}', "name"),
+        (
+            "/backtest/sim/ticker/prepare",
+            f'{{"from": "2026-01-01", "to": "2026-01-02", "instrument": "{surrogate}"}}',
+            "instrument",
+        ),
+        (
+            "/backtest/sim/ticker/execute",
+            f'{{"prepareJobId": "p", "strategyId": "s", "params": {{"fast": "{surrogate}"}}}}',
+            "params.fast",
+        ),
+    ]
+    for path, body, field in attempts:
+        answer = httpx.post(f"{base}{path}", content=body.encode(), headers=headers)
+        assert answer.status_code == 400, (path, answer.text)
+        assert answer.json()["code"] == 400
+        assert f"{field} holds a lone UTF-16 surrogate" in answer.json()["message"]
+    sweep = f"{base}/backtest/sim/ticker/executeSweep/some-prepare"
+    for seed in (-1, 2**53):
+        body = {"strategyId": "s", "sweep": {"params": {"fast": {"values": [1]}}, "seed": seed}}
+        answer = httpx.post(sweep, json=body, headers=headers)
+        assert answer.status_code == 400, answer.text
+        assert "sweep.seed" in answer.json()["message"]
+    curve = httpx.get(f"{sweep}/swp_x/runs/{2**63}/equityCurve", headers=headers)
+    assert curve.status_code == 400, curve.text
+    assert "runIx" in curve.json()["message"]
+    created = httpx.post(
+        f"{base}/datasets", json={"name": "fine", "instrument": "BTC/USDT"}, headers=headers
+    )
+    assert created.status_code in (200, 201), created.text

@@ -27,6 +27,12 @@ Params = dict[str, ParamScalar]
 """One parameter vector: property name to value, in axis order."""
 
 
+MAX_SAFE_SEED = 2**53 - 1
+"""The largest seed: every JSON client (JavaScript included) reads integers up to it exactly."""
+MAX_RUN_IX = 2**31 - 1
+"""The largest trial index a sweep can hold (the stored column is a 32-bit integer)."""
+
+
 class Sampler(enum.StrEnum):
     GRID = "grid"
     RANDOM = "random"

@@ -9,9 +9,9 @@ after that commit. Here, and nowhere else:
   never both pass a count and together exceed a cap (``JobRepository.lock_admission``);
 - the queue cap (``BACKTESTD_MAX_QUEUED_JOBS``) and the per-user caps of :data:`USER_CAPS`
   are counted, and "queue full" is worded once;
-- each runnable job gets its fair-share priority: a user's n-th active job of a kind queues
-  behind every other user's (n-1)-th, so a burst from one user — a sweep's shards included —
-  cannot starve the others.
+- each runnable job gets its fair-share priority: a user's n-th active job, whatever its
+  kind, queues behind every other user's (n-1)-th, so a burst from one user — a sweep's
+  shards included — cannot starve the others.
 
 An identical submission (the same content-addressed job id) admits nothing and returns the
 existing job: idempotence comes before the caps, so repeating a request never fails on them.
@@ -32,6 +32,9 @@ from backtestd.jobs.executors.base import JobExecutor
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import UnitOfWork
 from backtestd.storage.db.repositories.jobs import JobRepository
+
+RUNNABLE_KINDS = tuple(kind for kind in JobKind if kind is not JobKind.SWEEP)
+"""Every kind that takes a worker (a sweep's own row never runs: its shards do)."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,7 @@ class Admission:
             check(uow)
         now = self._clock()
         queued: list[tuple[str, int]] = []
-        ranks: dict[JobKind, int] = {}
+        rank: int | None = None
         for new in (job, *children):
             record = JobRecord(
                 job_id=new.job_id,
@@ -108,11 +111,11 @@ class Admission:
             )
             if not repo.add(record) or not new.runs:
                 continue
-            if new.kind not in ranks:
+            if rank is None:
                 # Counted after the insert above, so this job itself is included: subtract it.
-                ranks[new.kind] = repo.count_active(new.kind, principal.user_id) - 1
-            queued.append((new.job_id, -ranks[new.kind]))
-            ranks[new.kind] += 1
+                rank = repo.count_active(RUNNABLE_KINDS, principal.user_id) - 1
+            queued.append((new.job_id, -rank))
+            rank += 1
 
         def submit() -> None:
             for job_id, priority in queued:
@@ -148,11 +151,11 @@ class Admission:
 
     def requeue(self, unfinished: Sequence[JobRecord]) -> None:
         """Hand jobs left unfinished by a previous process to the executor again, oldest first,
-        with the same fair-share order as on admission (each user's n-th job of a kind
-        behind every other user's (n-1)-th)."""
+        with the same fair-share order as on admission (each user's n-th job behind every
+        other user's (n-1)-th)."""
         executor = self._executor()
-        ranks: dict[tuple[str, JobKind], int] = {}
+        ranks: dict[str, int] = {}
         for job in unfinished:
-            rank = ranks.get((job.user_id, job.kind), 0)
-            ranks[(job.user_id, job.kind)] = rank + 1
+            rank = ranks.get(job.user_id, 0)
+            ranks[job.user_id] = rank + 1
             executor.submit(job.job_id, priority=-rank)

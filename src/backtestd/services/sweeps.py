@@ -29,6 +29,7 @@ from backtestd.domain.marketdata import RUNNABLE_TYPES
 from backtestd.domain.serial import to_stored
 from backtestd.domain.sweep_results import Leaderboard, SweepAccepted
 from backtestd.domain.sweeps import (
+    MAX_SAFE_SEED,
     AxisRequest,
     CurveMode,
     CurvePrefs,
@@ -54,7 +55,6 @@ from backtestd.sweeps.plan import grid_size, retained_count
 from backtestd.sweeps.ranking import selected_curves
 from backtestd.sweeps.statistics import SweepStatistics
 
-MAX_SAFE_SEED = 2**53 - 1
 MIN_SHARD_VECTORS = 8
 DEFAULT_IN_SAMPLE_PCT = 66
 

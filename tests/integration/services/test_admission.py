@@ -115,7 +115,7 @@ def test_queue_full_is_worded_once_for_every_kind_of_work(
         assert JobRepository(uow.session).count_all_active() == 1
 
 
-def test_a_sweeps_shards_queue_behind_another_users_first_job(
+def test_a_users_jobs_of_every_kind_queue_behind_another_users_earlier_ones(
     database: Database, tmp_path: Path
 ) -> None:
     queue = HeldQueue()
@@ -131,14 +131,22 @@ def test_a_sweeps_shards_queue_behind_another_users_first_job(
         admission.admit(uow, PRO, _execute("bob-1"))
     with database.unit_of_work() as uow:
         admission.admit(uow, PRO, _execute("bob-2", "other"))
-    # The sweep's own row is never run; its shards are ranked 0, -1, -2 and bob's jobs 0, -1:
-    # an executor that runs the highest priority first interleaves the two users.
+    with database.unit_of_work() as uow:  # alice's prepare counts her shards, of another kind
+        alice_prepare = NewJob("p1", JobKind.PREPARE, "sim", "ticker", prepare_spec())
+        admission.admit(uow, FREE, alice_prepare)
+    with database.unit_of_work() as uow:
+        admission.admit(uow, PRO, NewJob("p2", JobKind.PREPARE, "sim", "ticker", prepare_spec()))
+    # The sweep's own row is never run; its shards are ranked 0, -1, -2, bob's jobs 0, -1, -2
+    # and alice's prepare behind her three shards: an executor that runs the highest priority
+    # first interleaves the two users whatever the kinds of their jobs.
     assert queue.submitted == [
         ("swp.0", 0),
         ("swp.1", -1),
         ("swp.2", -2),
         ("bob-1", 0),
         ("bob-2", -1),
+        ("p1", -3),
+        ("p2", -2),
     ]
 
 

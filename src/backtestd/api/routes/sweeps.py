@@ -19,7 +19,14 @@ from backtestd.api.schemas.sweeps import (
 )
 from backtestd.domain.backtests import BaseConfig
 from backtestd.domain.equity import OutMode
-from backtestd.domain.sweeps import CurvePrefs, LeaderboardOrder, Objective, Ranking, Sampler
+from backtestd.domain.sweeps import (
+    MAX_RUN_IX,
+    CurvePrefs,
+    LeaderboardOrder,
+    Objective,
+    Ranking,
+    Sampler,
+)
 from backtestd.errors import NotFound
 from backtestd.services import sweep_views
 from backtestd.services.sweeps import SweepRequest
@@ -155,7 +162,7 @@ def trial_equity_curve(
     type: str,
     requestId: str,
     sweepId: str,
-    runIx: Annotated[int, Path(ge=0)],
+    runIx: Annotated[int, Path(ge=0, le=MAX_RUN_IX)],
     principal: BacktestsRead,
     services: ServicesDep,
     outMode: Annotated[Literal["ARRAY", "SHORT"] | None, Query()] = None,

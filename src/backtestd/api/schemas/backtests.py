@@ -7,7 +7,7 @@ from typing import Any, Literal, Self
 
 from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
-from backtestd.api.schemas.common import WireModel
+from backtestd.api.schemas.common import RequestBody, WireModel
 from backtestd.domain import backtest_results, backtests, equity
 from backtestd.domain.backtest_results import ExecuteResult, PrepareOutcome
 from backtestd.domain.backtests import PrepareSpec
@@ -22,7 +22,7 @@ NOTICE_LEVEL = "WARN"
 NOTICE_CODE = "engine.notice"
 
 
-class PrepareRequest(WireModel):
+class PrepareRequest(RequestBody):
     from_: str = Field(alias="from")
     to: str
     instrument: str | None = None
@@ -79,7 +79,7 @@ RESERVED_PARAMS = frozenset(
 """``params`` keys that name the request's own fields or the engine's run switches."""
 
 
-class ExecuteBacktestBody(WireModel):
+class ExecuteBacktestBody(RequestBody):
     prepareJobId: str
     strategyId: str
     storeSignals: bool = False

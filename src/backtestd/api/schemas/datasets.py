@@ -7,7 +7,7 @@ from typing import Any, Literal, Self
 
 from pydantic import Field, StrictStr
 
-from backtestd.api.schemas.common import HalLink, WireModel
+from backtestd.api.schemas.common import HalLink, RequestBody, WireModel
 from backtestd.domain import datasets as domain
 from backtestd.domain.datasets import DatasetStatus, SessionStatus
 from backtestd.domain.marketdata import DataKind
@@ -23,7 +23,7 @@ WIRE_SESSION_STATUS = {SessionStatus.OPEN: SessionStatus.UPLOADING}
 """``open`` (no bytes yet) is internal: on the wire a session is ``uploading`` until finalized."""
 
 
-class CreateDatasetBody(WireModel):
+class CreateDatasetBody(RequestBody):
     name: StrictStr
     instrument: StrictStr
 
@@ -229,7 +229,7 @@ class CexImportSource(WireModel):
     dataType: Literal["ticker", "klines"] = "ticker"
 
 
-class DatasetImportRequest(WireModel):
+class DatasetImportRequest(RequestBody):
     name: StrictStr
     instrument: StrictStr
     from_: StrictStr = Field(alias="from")

@@ -15,9 +15,10 @@ from typing import Literal, Self
 from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from backtestd.api.schemas.backtests import BacktestJobState, BaseConfig, EquityCurveMeta
-from backtestd.api.schemas.common import WireModel
+from backtestd.api.schemas.common import RequestBody, WireModel
 from backtestd.domain import backtests, sweep_results, sweeps
 from backtestd.domain.equity import OutMode
+from backtestd.domain.sweeps import MAX_SAFE_SEED
 
 AxisValue = StrictBool | StrictInt | StrictFloat
 """A value a request may put on an axis."""
@@ -74,7 +75,12 @@ class ValuesAxis(WireModel):
 class SweepSpecRequest(WireModel):
     params: dict[str, RangeAxis | ValuesAxis]
     sampler: Literal["grid", "random", "lhs"] = "grid"
-    seed: StrictInt | None = None
+    seed: StrictInt | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_SAFE_SEED,
+        description="0 to 2^53 - 1, so that every client (JavaScript included) reads it exactly",
+    )
     samples: StrictInt | None = None
     objective: ObjectiveName = "sharpe"
 
@@ -103,7 +109,7 @@ class EquityCurveRequest(WireModel):
         )
 
 
-class ExecuteSweepRequest(WireModel):
+class ExecuteSweepRequest(RequestBody):
     strategyId: str
     sweep: SweepSpecRequest
     baseConfig: BaseConfig | None = None
