@@ -54,6 +54,9 @@ final class SandboxPolicy {
             "java/util/concurrent/ForkJoinTask", "java/util/concurrent/ForkJoinWorkerThread",
             "java/util/concurrent/RecursiveTask", "java/util/concurrent/RecursiveAction",
             "java/util/concurrent/CountedCompleter", "java/util/concurrent/SubmissionPublisher",
+            // parking and locks: a strategy runs on one thread, so a lock only ever serves to
+            // park it (LockSupport.parkNanos held a worker for the whole wall limit, idle)
+            "java/util/concurrent/locks/",
             "java/util/Timer", "java/util/ServiceLoader", "java/util/ResourceBundle",
             "java/util/ListResourceBundle", "java/util/PropertyResourceBundle",
             "java/util/random/RandomGeneratorFactory", "java/util/prefs/",
@@ -144,6 +147,10 @@ final class SandboxPolicy {
                 && (name.equals("sleep") || name.startsWith("timed"))) {
             return "TimeUnit." + name + " blocks the engine thread and is blocked";
         }
+        if (owner.startsWith("java/util/concurrent/") && blocksTheThread(owner, name, descriptor)) {
+            return dotted(owner) + "." + name + " waits for another thread, which a strategy "
+                    + "does not have, and is blocked";
+        }
         if (owner.equals("java/util/Formatter") && name.equals("<init>")
                 && descriptor.startsWith("(Ljava/lang/String;")) {
             return "java.util.Formatter(String fileName) writes files and is blocked";
@@ -163,6 +170,28 @@ final class SandboxPolicy {
             return dotted(owner) + "." + name + " reads system properties and is blocked";
         }
         return null;
+    }
+
+    /** Waits of java.util.concurrent that only another thread could end: on the one engine
+     * thread a strategy has, each parks it until the wall limit. */
+    static final Set<String> WAITS = Set.of(
+            "await", "awaitAdvance", "awaitAdvanceInterruptibly", "arriveAndAwaitAdvance",
+            "acquire", "acquireUninterruptibly", "take", "takeFirst", "takeLast", "put",
+            "putFirst", "putLast", "exchange", "transfer");
+
+    private static boolean blocksTheThread(String owner, String name, String descriptor) {
+        if (WAITS.contains(name)) {
+            // put on a map is not a wait; put on a blocking queue is
+            return !name.startsWith("put") || owner.contains("Blocking")
+                    || owner.endsWith("/SynchronousQueue") || owner.endsWith("/DelayQueue")
+                    || owner.endsWith("TransferQueue");
+        }
+        boolean timed = descriptor.contains("JLjava/util/concurrent/TimeUnit;")
+                && !owner.equals("java/util/concurrent/TimeUnit"); // convert(...) only computes
+        if (timed) {
+            return true; // poll, offer, tryAcquire, get, awaitTermination ... with a timeout
+        }
+        return owner.endsWith("Future") && (name.equals("get") || name.equals("join"));
     }
 
     /** The class named by a descriptor-style array name, or the name itself; null if primitive. */
