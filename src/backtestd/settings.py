@@ -166,6 +166,9 @@ class Settings(BaseSettings):
     dask_tls_cert_file: Path | None = None
     dask_tls_key_file: Path | None = None
     max_queued_jobs: int = Field(default=1000, ge=1)
+    # A job started this many times without ending (its worker died each time, e.g. killed
+    # for memory) fails with that reason instead of being resubmitted forever.
+    max_job_attempts: int = Field(default=3, ge=1)
     # Every this many seconds a replica resubmits active jobs the scheduler no longer holds
     # (a replica died between commit and submit); 0 = only at start.
     job_recovery_seconds: int = Field(default=30, ge=0)

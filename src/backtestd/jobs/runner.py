@@ -76,9 +76,20 @@ def process_job(ctx: WorkerContext, job_id: str) -> str:
     try:
         if not started:
             return _finish(ctx, job_id, JobStatus.ABORTED, "cancelled before it started", None)
+        if job.attempts >= ctx.settings.max_job_attempts:
+            return _finish(ctx, job_id, JobStatus.FAILED, _gave_up(job.attempts), None)
         return _run(ctx, job)
     finally:
         finish_sweep_if_done(ctx, job)
+
+
+def _gave_up(attempts: int) -> str:
+    """Why a job that kept losing its worker is not run again (the usual cause first)."""
+    return (
+        f"the job was started {attempts} times and its worker died each time before it ended "
+        "(most often out of memory: a range or dataset too large for a worker); it is not "
+        "run again: prepare a shorter range, or ask the operator to raise the workers' memory"
+    )
 
 
 def _run(ctx: WorkerContext, job: JobRecord) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from backtestd.api.schemas.backtests import ExecuteResults, PrepareJobState
+from backtestd.api.schemas.backtests import BacktestJobState, ExecuteResults, PrepareJobState
 from backtestd.domain.backtest_results import ExecuteResult, PrepareOutcome
 from backtestd.domain.backtests import ExecuteSpec, PrepareSpec
 from backtestd.domain.job_specs import JobSpec
@@ -177,3 +177,27 @@ def test_prepared_data_of_an_earlier_release_asks_for_a_new_prepare(ctx: WorkerC
         "prepared data of old was written by an earlier release of the service; "
         "prepare the range again"
     )
+
+
+def test_a_job_whose_worker_kept_dying_fails_with_the_reason_instead_of_running_again(
+    ctx: WorkerContext,
+) -> None:
+    """A job started ``max_job_attempts`` times that never ended (its worker killed, say, for
+    memory) is failed on its next start, not run a fourth time."""
+    _add(ctx, "prep4", JobKind.PREPARE, _two_hours_of_klines(), "kline")
+    _add(ctx, "prep5", JobKind.PREPARE, _two_hours_of_klines(), "kline")
+    with ctx.database.unit_of_work() as uow:
+        repo = JobRepository(uow.session)
+        for job_id, starts in (("prep4", 3), ("prep5", 2)):
+            for _ in range(starts):  # each start of a worker that then died
+                assert repo.mark_started(job_id, datetime.now(UTC))
+
+    assert process_job(ctx, "prep4") == "Failed"
+    assert process_job(ctx, "prep5") == "Completed"  # its third start: still within the bound
+
+    failed = _job(ctx, "prep4")
+    assert failed.status_detail is not None
+    assert failed.status_detail.startswith("the job was started 3 times and its worker died")
+    assert ctx.objects.get(prepared_manifest_key("prep4")) is None  # nothing was run
+    assert BacktestJobState.of(failed).retryable is False
+    assert _job(ctx, "prep5").attempts == 3
