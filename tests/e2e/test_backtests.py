@@ -378,3 +378,35 @@ def test_other_users_jobs_answer_404(
         json={"prepareJobId": ticker_prepare, "strategyId": strategy_id},
     )
     assert response.status_code == 404
+
+
+def test_a_prepare_can_be_cancelled_and_the_next_one_runs(
+    live_server: LiveServer, bob: AuthenticatedSession
+) -> None:
+    """Additive (docs/api-decisions.md): DELETE on a prepare stops it; another user cannot
+    cancel it (404); the same user's next prepare runs to completion."""
+    start, end = recent_range(hours=24 * 20)
+    body = {"from": start, "to": end, "instrument": "BTC/USDT"}
+    accepted = call(live_server, bob, "POST", "/backtest/sim/ticker/prepare", json=body)
+    assert accepted.status_code == 202, accepted.text
+    job_id = accepted.json()["jobId"]
+    eve = auth(live_server.create_key("cancel-eve"), base_url=live_server.base_url)
+    path = f"/backtest/sim/ticker/prepare/{job_id}"
+    assert call(live_server, eve, "DELETE", path).status_code == 404
+
+    cancelled = call(live_server, bob, "DELETE", path)
+
+    assert cancelled.status_code == 200
+    assert cancelled.json() == {"status": "cancelling", "jobId": job_id}
+    state = wait_prepare(bob, "sim", "ticker", job_id)
+    assert state.status.value == "Aborted"
+    assert state.status_detail in ("cancelled on request", "cancelled before it started")
+    start, end = recent_range(hours=2)
+    again = call(
+        live_server,
+        bob,
+        "POST",
+        "/backtest/sim/ticker/prepare",
+        json={"from": start, "to": end, "instrument": "BTC/USDT"},
+    )
+    assert wait_prepare(bob, "sim", "ticker", again.json()["jobId"]).status.value == "Completed"

@@ -192,7 +192,19 @@ class BacktestService:
     def cancel_execute(
         self, principal: Principal, exchange_id: str, data_type: str, job_id: str
     ) -> None:
-        self._owned(principal, exchange_id, data_type, job_id, JobKind.EXECUTE)
+        self._cancel(principal, exchange_id, data_type, job_id, JobKind.EXECUTE)
+
+    def cancel_prepare(
+        self, principal: Principal, exchange_id: str, data_type: str, job_id: str
+    ) -> None:
+        """Additive (docs/api-decisions.md): a prepare reads hour after hour and stops at the
+        next hour once asked; one nobody started is aborted at once."""
+        self._cancel(principal, exchange_id, data_type, job_id, JobKind.PREPARE)
+
+    def _cancel(
+        self, principal: Principal, exchange_id: str, data_type: str, job_id: str, kind: JobKind
+    ) -> None:
+        self._owned(principal, exchange_id, data_type, job_id, kind)
         with self._database.unit_of_work() as uow:
             JobRepository(uow.session).request_cancel(job_id, self._clock())
 

@@ -128,6 +128,19 @@ def execute_result(
 
 
 @router.delete(
+    f"{BASE}/prepare/{{jobId}}",
+    response_model=CancelBacktestResponse,
+    responses=_ERRORS,
+    summary="Cancel a prepare (additive: its state later reads Aborted)",
+)
+def cancel_prepare(
+    exchangeId: str, type: str, jobId: str, principal: BacktestsWrite, services: ServicesDep
+) -> CancelBacktestResponse:
+    services.backtests.cancel_prepare(principal, exchangeId, type, jobId)
+    return CancelBacktestResponse(jobId=jobId)
+
+
+@router.delete(
     f"{BASE}/execute/{{jobId}}",
     response_model=CancelBacktestResponse,
     responses=_ERRORS,
