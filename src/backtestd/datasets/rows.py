@@ -35,8 +35,17 @@ def iso_micros(micros: int) -> str:
     return text.replace("+00:00", "Z")
 
 
+PRICE_COLUMNS = frozenset({"open", "high", "low", "close", "bid", "ask"})
+"""Columns that hold a price: positive. Every other value column (volumes, sizes) is at least 0."""
+FUTURE_SLACK_US = 86_400_000_000
+"""A row may lie at most a day ahead of the clock (an exchange's clock, a time zone slip)."""
+
+
 class RowChecker:
-    def __init__(self) -> None:
+    def __init__(self, latest_us: int | None = None) -> None:
+        """``latest_us``: the latest timestamp accepted (a day after now unless given)."""
+        now_us = int(datetime.now(UTC).timestamp() * 1_000_000)
+        self.latest_us = now_us + FUTURE_SLACK_US if latest_us is None else latest_us
         self.rows = 0
         self.first_us: int | None = None
         self.last_us: int | None = None
@@ -56,11 +65,44 @@ class RowChecker:
                     f"{row_label(self.rows + index + 1)}: column {name!r} is {value!r}; "
                     "every value must be a finite number"
                 )
+            self._check_sign(name, column)
+        self._check_span(ts_us)
         self._cadence.add_intervals(intervals, int(ts_us[-1]))
         if self.first_us is None:
             self.first_us = int(ts_us[0])
         self.last_us = int(ts_us[-1])
         self.rows += int(ts_us.size)
+
+    def _check_sign(self, name: str, column: F64) -> None:
+        """Prices are positive, volumes and sizes not negative: a zero price would divide by
+        zero in every return the engine computes."""
+        price = name in PRICE_COLUMNS
+        wrong = column <= 0 if price else column < 0
+        if not bool(wrong.any()):
+            return
+        index = int(np.flatnonzero(wrong)[0])
+        rule = "prices must be positive" if price else "volumes and sizes cannot be negative"
+        raise RowError(
+            f"{row_label(self.rows + index + 1)}: column {name!r} is {float(column[index])!r}; "
+            f"{rule}"
+        )
+
+    def _check_span(self, ts_us: I64) -> None:
+        """Timestamps from 1970 (epoch 0) to a day ahead of the clock (the chunk rises)."""
+        if int(ts_us[0]) < 0:
+            raise RowError(
+                f"{row_label(self.rows + 1)}: timestamp {int(ts_us[0])} µs is before 1970; "
+                "timestamps must be epoch times from 1970 on"
+            )
+        ahead = np.flatnonzero(ts_us > self.latest_us)
+        if ahead.size:
+            index = int(ahead[0])
+            raise RowError(
+                f"{row_label(self.rows + index + 1)}: timestamp "
+                f"{iso_micros(min(int(ts_us[index]), 253_402_300_799_000_000))} is in the "
+                f"future (the latest accepted is {iso_micros(self.latest_us)}); check the "
+                "timestamp unit (seconds, milliseconds or microseconds)"
+            )
 
     def _check_order(self, ts_us: I64) -> I64:
         """The intervals from the previous row (none before the first row), all positive."""

@@ -366,3 +366,35 @@ def test_hexadecimal_epoch_is_refused_at_its_row(tmp_path: Path) -> None:
     message = _refused(tmp_path, _csv(stamps, CLOSE[:3]))
     assert "row 3" in message
     assert "'0x" in message
+
+
+@pytest.mark.parametrize(
+    ("header", "row", "fragment"),
+    [
+        ("timestamp,close", "2026-01-01T00:02:00Z,0", "column 'close' is 0.0; prices must be"),
+        ("timestamp,close", "2026-01-01T00:02:00Z,-3.5", "column 'close' is -3.5; prices must be"),
+        (
+            "timestamp,close,volume",
+            "2026-01-01T00:02:00Z,10,-1",
+            "column 'volume' is -1.0; volumes and sizes cannot be negative",
+        ),
+        ("timestamp,close", "2999-01-01T00:00:00Z,10", "is in the future"),
+    ],
+)
+def test_a_price_of_zero_or_a_timestamp_far_ahead_is_refused_at_its_row(
+    tmp_path: Path, header: str, row: str, fragment: str
+) -> None:
+    """Once, such rows ingested as ready and every later prepare failed "internal error"."""
+    columns = header.count(",")
+    first = "2026-01-01T00:00:00Z," + ",".join(["10"] * columns)
+    second = "2026-01-01T00:01:00Z," + ",".join(["10"] * columns)
+    data = "\n".join([header, first, second, row]).encode() + b"\n"
+    message = _refused(tmp_path, data)
+    assert message.startswith("row 3: "), message  # the third data row
+    assert fragment in message
+
+
+def test_a_timestamp_before_1970_is_refused(tmp_path: Path) -> None:
+    ts_us = np.array([-120_000_000, -60_000_000], dtype=np.int64)
+    with pytest.raises(IngestError, match="before 1970"):
+        ingest.build_version(ts_us, {"close": np.array([1.0, 2.0])}, tmp_path / "v.lastra")
