@@ -150,7 +150,10 @@ def _csv_head(path: Path) -> tuple[list[str], str | None]:
     """The header's names and the first data row's timestamp text (None without one)."""
     with path.open("r", encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle)
-        header = [name.strip() for name in next(reader, [])]
+        try:
+            header = [name.strip() for name in next(reader, [])]
+        except csv.Error as exc:
+            raise IngestError(f"the CSV header cannot be read: {_csv_reason(exc)}") from None
         try:
             first = next(reader, None)
         except csv.Error:  # e.g. a field over the csv module's size limit: arrow will say
@@ -164,13 +167,31 @@ class _NotIntegerEpochs(Exception):
     """The integer-epoch fast path met something it does not read; use the general path."""
 
 
+def _csv_reason(exc: csv.Error) -> str:
+    """The csv module's complaint in a user's words (its field limit above all)."""
+    if "field larger than field limit" in str(exc):
+        return (
+            f"a field is longer than {csv.field_size_limit():,} characters, which no "
+            "timestamp or number is; check the file's delimiter and quotes"
+        )
+    return f"the CSV is malformed ({exc})"
+
+
 def _locate_csv_problem(path: Path, header: list[str], message: str) -> str:
     """Turn an arrow conversion error into one naming the row and column (error path only)."""
     numeric = [i for i, name in enumerate(header) if name in ("close", *OPTIONAL_COLUMNS)]
     with path.open("r", encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle)
         next(reader, None)
-        for row_number, row in enumerate(reader, start=1):
+        row_number = 0
+        while True:
+            row_number += 1
+            try:
+                row = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as exc:
+                return f"{row_label(row_number)}: {_csv_reason(exc)}"
             if len(row) != len(header):
                 return (
                     f"{row_label(row_number)}: has {len(row)} fields, the header has {len(header)}"

@@ -398,3 +398,17 @@ def test_a_timestamp_before_1970_is_refused(tmp_path: Path) -> None:
     ts_us = np.array([-120_000_000, -60_000_000], dtype=np.int64)
     with pytest.raises(IngestError, match="before 1970"):
         ingest.build_version(ts_us, {"close": np.array([1.0, 2.0])}, tmp_path / "v.lastra")
+
+
+def test_a_field_of_megabytes_is_refused_naming_its_row(tmp_path: Path) -> None:
+    """Once "internal error: field larger than field limit (131072)"."""
+    huge = "a" * (1 << 20)
+    data = f"timestamp,close\n2026-01-01T00:00:00Z,1\n2026-01-01T00:01:00Z,{huge}\n".encode()
+    message = _refused(tmp_path, data)
+    assert message.startswith("row 2: "), message[:200]
+    assert "longer than 131,072 characters" in message
+
+
+def test_a_header_field_of_megabytes_is_refused(tmp_path: Path) -> None:
+    data = ("timestamp,close" + "x" * (1 << 20) + "\n2026-01-01T00:00:00Z,1\n").encode()
+    assert "the CSV header cannot be read" in _refused(tmp_path, data)
