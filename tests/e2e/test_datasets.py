@@ -443,9 +443,14 @@ def test_delete_is_soft(live_server: LiveServer, dana: AuthenticatedSession) -> 
     created = dana.create_dataset(name="short-lived", instrument="BTC/USDT")
     state, _ = ingest(dana, created.dataset_id, created, candle_csv())
     assert state.status.value == "ready"
+    data_url = dana.get_dataset(created.dataset_id).to_dict()["dataUrl"]
+    assert httpx.get(data_url, timeout=30).status_code == 200
     answer = dana.delete_dataset(created.dataset_id).to_dict()
     assert answer == {"datasetId": created.dataset_id, "deleted": True}
     assert call(live_server, dana, "GET", f"/datasets/{created.dataset_id}").status_code == 404
+    revoked = httpx.get(data_url, timeout=30)  # the link handed out before the delete
+    assert revoked.status_code == 404  # a local-store link (S3's expire with their TTL)
+    assert revoked.json()["message"] == "the dataset was deleted; its data link no longer works"
     listed = dana.list_datasets().to_dict()["datasets"]
     assert all(d["datasetId"] != created.dataset_id for d in listed)
     with_deleted = dana.list_datasets(include_deleted=True).to_dict()["datasets"]

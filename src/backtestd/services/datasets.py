@@ -47,7 +47,7 @@ from backtestd.storage.db.engine import Database, UnitOfWork
 from backtestd.storage.db.repositories.datasets import DatasetRepository
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
-from backtestd.storage.objects.keys import dataset_upload_key
+from backtestd.storage.objects.keys import dataset_of_key, dataset_upload_key
 from backtestd.storage.objects.store import ObjectStore
 
 MAX_NAME_LENGTH = 256
@@ -185,6 +185,17 @@ class DatasetService:
         for key in keys:
             self._objects.delete(key)
         return len(keys)
+
+    def check_link_target(self, key: str) -> None:
+        """A signed link to a dataset's file stops working when the dataset is deleted (its
+        file stays a grace period for work already reading it, not for downloads)."""
+        owner = dataset_of_key(key)
+        if owner is None:
+            return
+        with self.database.unit_of_work() as uow:
+            dataset = DatasetRepository(uow.session).of(*owner)
+        if dataset is None:
+            raise NotFound("the dataset was deleted; its data link no longer works")
 
     def data_url(self, version: DatasetVersion) -> str | None:
         return self._signed.url_for(version.object_key, ttl=DATA_URL_TTL_SECONDS)

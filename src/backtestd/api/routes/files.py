@@ -63,6 +63,7 @@ def signed_file(
 ) -> Response:
     signed = services.signed_urls
     size = signed.size_of(key, expires, sig)
+    services.datasets.check_link_target(key)
     headers = {"Accept-Ranges": "bytes"}
     try:
         span = _byte_range(request.headers.get("range"), size)

@@ -53,3 +53,17 @@ def dataset_upload_key(user_id: str, dataset_id: str, upload_id: str) -> str:
 
 def dataset_version_key(user_id: str, dataset_id: str, version_id: str, extension: str) -> str:
     return f"datasets/{user_id}/{dataset_id}/versions/{version_id}.{extension}"
+
+
+def dataset_of_key(key: str) -> tuple[str, str] | None:
+    """The (user id, dataset id) a dataset object's key belongs to; ``None`` for other keys.
+
+    >>> dataset_of_key(dataset_version_key("u1", "ds_2", "dsv_3", "lastra"))
+    ('u1', 'ds_2')
+    >>> dataset_of_key("signals/u1/job.parquet") is None
+    True
+    """
+    parts = key.split("/")
+    if len(parts) < 4 or parts[0] != "datasets":
+        return None
+    return parts[1], parts[2]
