@@ -412,3 +412,25 @@ def test_a_field_of_megabytes_is_refused_naming_its_row(tmp_path: Path) -> None:
 def test_a_header_field_of_megabytes_is_refused(tmp_path: Path) -> None:
     data = ("timestamp,close" + "x" * (1 << 20) + "\n2026-01-01T00:00:00Z,1\n").encode()
     assert "the CSV header cannot be read" in _refused(tmp_path, data)
+
+
+def test_a_zip_listing_thousands_of_folders_is_refused_before_its_directory_is_read(
+    tmp_path: Path,
+) -> None:
+    """One file and 20,000 directory entries once passed the one-member rule (only files were
+    counted) after parsing the whole directory."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for n in range(20_000):
+            archive.writestr(f"d{n}/", "")
+        archive.writestr("data.csv", _minute_csv())
+    message = _refused(tmp_path, buffer.getvalue())
+    assert "the zip file lists 20,001 entries" in message
+
+
+def test_a_zip_with_its_file_in_a_folder_is_still_accepted(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("export/", "")
+        archive.writestr("export/data.csv", _minute_csv())
+    _assert_minute_report(_ingest(tmp_path, buffer.getvalue()))
