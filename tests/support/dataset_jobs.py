@@ -20,6 +20,7 @@ from backtestd.jobs.progress import JobProgress
 from backtestd.services.container import Services, build_services
 from backtestd.settings import Settings
 from backtestd.storage.db.repositories.jobs import JobRepository
+from tests.support.held_queue import HeldQueue
 
 CANDLES_START = datetime(2025, 3, 3, tzinfo=UTC)
 CANDLE_MINUTES = 180
@@ -27,31 +28,12 @@ CANDLE_GAP = range(100, 104)
 """Four missing minutes: one gap of four steps on a 1-minute grid."""
 
 
-class RecordedQueue:
-    """A job executor that records submissions and runs nothing: the test runs them."""
-
-    def __init__(self) -> None:
-        self.submitted: list[str] = []
-
-    def submit(self, job_id: str, priority: int = 0) -> None:
-        self.submitted.append(job_id)
-
-    def queued_job_ids(self) -> set[str] | None:
-        return set(self.submitted)
-
-    def close(self) -> None:
-        return None
-
-    def describe(self) -> str:
-        return "recorded queue (test)"
-
-
 @contextmanager
 def dataset_services(settings: Settings) -> Iterator[tuple[Services, WorkerContext]]:
     """The API process's services and a worker's context over the same database and object
     store (SQLite and the local store under ``settings.data_dir`` by default)."""
     built = build_services(settings)
-    built.backtests.executor = RecordedQueue()
+    built.backtests.executor = HeldQueue()
     ctx = build_worker_context(built.settings)
     try:
         yield built, ctx

@@ -40,27 +40,9 @@ from backtestd.settings import Settings
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.sweeps import SweepJobRepository, SweepRowRepository
+from tests.support.held_queue import HeldQueue
 
 T0 = datetime(2026, 11, 28, 12, tzinfo=UTC)
-
-
-class HeldQueue:
-    """A job executor whose workers never free up: submissions are recorded, nothing runs."""
-
-    def __init__(self) -> None:
-        self.submitted: list[str] = []
-
-    def submit(self, job_id: str, priority: int = 0) -> None:
-        self.submitted.append(job_id)
-
-    def queued_job_ids(self) -> set[str] | None:
-        return set(self.submitted)
-
-    def close(self) -> None:
-        return None
-
-    def describe(self) -> str:
-        return "held queue (test)"
 
 
 @contextmanager

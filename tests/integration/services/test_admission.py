@@ -24,29 +24,11 @@ from backtestd.services.admission import Admission, NewJob
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database, UnitOfWork
 from backtestd.storage.db.repositories.jobs import JobRepository
+from tests.support.held_queue import HeldQueue
 from tests.support.job_specs import execute_spec, prepare_spec
 
 FREE = Principal("alice", "free")  # one concurrent execute or sweep
 PRO = Principal("bob", "pro")
-
-
-class HeldQueue:
-    """Records ``(job_id, priority)`` as submitted; nothing runs."""
-
-    def __init__(self) -> None:
-        self.submitted: list[tuple[str, int]] = []
-
-    def submit(self, job_id: str, priority: int = 0) -> None:
-        self.submitted.append((job_id, priority))
-
-    def queued_job_ids(self) -> set[str] | None:
-        return {job_id for job_id, _ in self.submitted}
-
-    def close(self) -> None:
-        return None
-
-    def describe(self) -> str:
-        return "held queue (test)"
 
 
 def _admission(tmp_path: Path, queue: HeldQueue, max_queued_jobs: int = 1000) -> Admission:
@@ -139,7 +121,7 @@ def test_a_users_jobs_of_every_kind_queue_behind_another_users_earlier_ones(
     # The sweep's own row is never run; its shards are ranked 0, -1, -2, bob's jobs 0, -1, -2
     # and alice's prepare behind her three shards: an executor that runs the highest priority
     # first interleaves the two users whatever the kinds of their jobs.
-    assert queue.submitted == [
+    assert queue.handed == [
         ("swp.0", 0),
         ("swp.1", -1),
         ("swp.2", -2),
@@ -164,7 +146,7 @@ def test_an_identical_submission_returns_the_job_and_checks_no_cap(
     with pytest.raises(LimitExceeded, match="at most 1 concurrent executions and sweeps"):
         with database.unit_of_work() as uow:
             admission.admit(uow, FREE, _execute("x2", "another"))
-    assert queue.submitted == [("x1", 0)]
+    assert queue.handed == [("x1", 0)]
 
 
 def test_a_refused_admission_leaves_nothing_behind(database: Database, tmp_path: Path) -> None:

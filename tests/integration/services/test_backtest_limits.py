@@ -20,29 +20,11 @@ from backtestd.services.backtests import ExecuteInput, PrepareInput
 from backtestd.services.container import Services, build_services
 from backtestd.settings import Settings
 from backtestd.storage.db.repositories.jobs import JobRepository
+from tests.support.held_queue import HeldQueue
 from tests.support.services import requires_java
 from tests.support.strategies import source
 
 pytestmark = requires_java
-
-
-class HeldQueue:
-    """A job executor whose workers never free up: submissions are recorded, nothing runs."""
-
-    def __init__(self) -> None:
-        self.submitted: list[str] = []
-
-    def submit(self, job_id: str, priority: int = 0) -> None:
-        self.submitted.append(job_id)
-
-    def queued_job_ids(self) -> set[str] | None:
-        return set(self.submitted)
-
-    def close(self) -> None:
-        return None
-
-    def describe(self) -> str:
-        return "held queue (test)"
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from backtestd.services.container import Services, build_services
 from backtestd.settings import Settings
 from backtestd.storage.db.repositories.datasets import DatasetRepository
 from backtestd.storage.objects.store import LocalObjectStore
-from tests.integration.services.test_backtest_limits import HeldQueue
+from tests.support.held_queue import HeldQueue
 from tests.support.services import temporary_postgres_database
 
 ALICE = Principal("race-alice", "pro")
