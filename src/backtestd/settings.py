@@ -32,6 +32,9 @@ class TierLimits(BaseModel):
     max_import_range_hours: int = Field(ge=1)
     max_datasets: int = Field(ge=0)
     max_dataset_bytes: int = Field(ge=0)
+    # Rows a dataset version may hold: bounds what a worker decodes (a parquet of one repeated
+    # row compresses 500 million rows into 2.7 MB). A month of 1-second data is 2.6 M rows.
+    max_dataset_rows: int = Field(default=5_000_000, ge=1)
     max_total_storage_bytes: int = Field(ge=0)
     token_requests_per_minute: int = Field(ge=1)
     # Prepare cadences the tier may use (None: every one) and the one used when a prepare
@@ -50,6 +53,7 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_import_range_hours=24,
         max_datasets=3,
         max_dataset_bytes=50 * MIB,
+        max_dataset_rows=5_000_000,
         max_total_storage_bytes=100 * MIB,
         token_requests_per_minute=30,
     ),
@@ -60,6 +64,7 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_import_range_hours=168,
         max_datasets=10,
         max_dataset_bytes=200 * MIB,
+        max_dataset_rows=10_000_000,
         max_total_storage_bytes=1024 * MIB,
         token_requests_per_minute=60,
     ),
@@ -70,6 +75,7 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_import_range_hours=720,
         max_datasets=50,
         max_dataset_bytes=1024 * MIB,
+        max_dataset_rows=30_000_000,
         max_total_storage_bytes=10 * 1024 * MIB,
         token_requests_per_minute=120,
     ),
@@ -80,6 +86,7 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_import_range_hours=2_160,
         max_datasets=200,
         max_dataset_bytes=4 * 1024 * MIB,
+        max_dataset_rows=60_000_000,
         max_total_storage_bytes=50 * 1024 * MIB,
         token_requests_per_minute=300,
     ),

@@ -26,6 +26,11 @@ def test_account_reports_user_and_tier_limits(live_server: LiveServer, tier: str
     assert account.max_total_storage_bytes == limits.max_total_storage_bytes
     assert account.field_links.self_.href == "/v1/account"
     assert account.field_links.usage.href == "/v1/account/usage"
+    raw = httpx.get(
+        f"{live_server.base_url}/account",
+        headers={"Authorization": f"Bearer {session.token.access_token}"},  # type: ignore[union-attr]
+    ).json()
+    assert raw["maxDatasetRows"] == limits.max_dataset_rows  # additive (docs/limits.md)
 
 
 def test_usage_of_a_new_user_is_zero_with_links(live_server: LiveServer) -> None:

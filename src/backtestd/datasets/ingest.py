@@ -24,7 +24,14 @@ from lastra import DataType, LastraReader
 
 from backtestd.datasets.csv_blocks import default_workers, prepared_batches
 from backtestd.datasets.formats import FormatError, UploadFormat
-from backtestd.datasets.rows import F64, I64, RowChecker, RowError, micros_to_datetime
+from backtestd.datasets.rows import (
+    F64,
+    I64,
+    RowChecker,
+    RowError,
+    micros_to_datetime,
+    too_many_rows,
+)
 from backtestd.datasets.timestamps import (
     TimestampError,
     arrow_unit,
@@ -70,15 +77,19 @@ class IngestResult:
     columns: tuple[str, ...]
 
 
-def ingest_upload(upload: Path, work_dir: Path, max_bytes: int) -> IngestResult:
-    """Check ``upload`` and produce the file to store; ``max_bytes`` caps decompression."""
+def ingest_upload(
+    upload: Path, work_dir: Path, max_bytes: int, max_rows: int | None = None
+) -> IngestResult:
+    """Check ``upload`` and produce the file to store; ``max_bytes`` caps decompression and
+    ``max_rows`` the rows a version may hold (a parquet file says its count up front, so a
+    file of millions of identical rows that compresses to almost nothing stops at once)."""
     try:
         plain, kind = unpack(upload, work_dir, max_bytes)
         if kind is UploadFormat.CSV:
-            return _ingest_csv(plain, work_dir / "version.lastra")
+            return _ingest_csv(plain, work_dir / "version.lastra", max_rows)
         if kind is UploadFormat.PARQUET:
-            return _ingest_parquet(plain)
-        return _ingest_lastra(plain)
+            return _ingest_parquet(plain, max_rows)
+        return _ingest_lastra(plain, max_rows)
     except (FormatError, TimestampError, RowError) as exc:
         raise IngestError(str(exc)) from None
 
@@ -208,7 +219,7 @@ def _locate_csv_problem(path: Path, header: list[str], message: str) -> str:
     return f"the CSV could not be read: {message}"
 
 
-def _ingest_csv(path: Path, target: Path) -> IngestResult:
+def _ingest_csv(path: Path, target: Path, max_rows: int | None) -> IngestResult:
     header, first = _csv_head(path)
     _require_columns(header, "CSV")
     if len(set(header)) != len(header):
@@ -216,10 +227,12 @@ def _ingest_csv(path: Path, target: Path) -> IngestResult:
     columns = value_columns(header)
     if first is not None and _INTEGER.fullmatch(first.strip()):
         try:
-            return _convert_csv(path, target, header, columns, integer_epochs=True)
+            return _convert_csv(
+                path, target, header, columns, max_rows=max_rows, integer_epochs=True
+            )
         except Exception:  # the general path reads it, or refuses it in its own words
             pass
-    return _convert_csv(path, target, header, columns, integer_epochs=False)
+    return _convert_csv(path, target, header, columns, max_rows=max_rows, integer_epochs=False)
 
 
 EpochsAhead = tuple[TimestampUnit, I64] | None
@@ -273,6 +286,7 @@ def _convert_csv(
     header: list[str],
     columns: tuple[str, ...],
     *,
+    max_rows: int | None,
     integer_epochs: bool,
 ) -> IngestResult:
     """Check the CSV and write the lastra version, reading ``timestamp`` as text, or with
@@ -288,7 +302,7 @@ def _convert_csv(
         include_columns=["timestamp", *columns],
         strings_can_be_null=True,
     )
-    checker = RowChecker()
+    checker = RowChecker(max_rows=max_rows)
     unit: TimestampUnit | None = None
     try:
         with LastraVersionWriter(columns, target) as writer:
@@ -330,16 +344,19 @@ def _convert_csv(
 # -- parquet --------------------------------------------------------------------------------
 
 
-def _ingest_parquet(path: Path) -> IngestResult:
+def _ingest_parquet(path: Path, max_rows: int | None) -> IngestResult:
     try:
         parquet = pq.ParquetFile(path)
     except (pa.ArrowInvalid, OSError) as exc:
         raise IngestError(f"the parquet file is damaged or truncated: {exc}") from None
+    declared = parquet.metadata.num_rows
+    if max_rows is not None and declared > max_rows:
+        raise IngestError(too_many_rows(declared, max_rows))
     names = list(parquet.schema_arrow.names)
     _require_columns(names, "parquet file")
     ts_name = next(name for name in TIMESTAMP_NAMES if name in names)
     columns = value_columns(names)
-    checker = RowChecker()
+    checker = RowChecker(max_rows=max_rows)
     unit: TimestampUnit | None = None
     try:
         for batch in parquet.iter_batches(batch_size=ROW_GROUP, columns=[ts_name, *columns]):
@@ -362,7 +379,7 @@ def _ingest_parquet(path: Path) -> IngestResult:
 # -- lastra ---------------------------------------------------------------------------------
 
 
-def _ingest_lastra(path: Path) -> IngestResult:
+def _ingest_lastra(path: Path, max_rows: int | None) -> IngestResult:
     try:
         reader = LastraReader.from_bytes(path.read_bytes())
         ts_name = lastra_timestamp_column(reader)
@@ -389,7 +406,7 @@ def _ingest_lastra(path: Path) -> IngestResult:
         raise IngestError("the lastra file has no rows; upload at least one row")
     unit = lastra_unit(reader, ts_name, int(raw[0]))
     scale = {TimestampUnit.SECONDS: 1_000_000, TimestampUnit.MILLIS: 1_000}.get(unit, 1)
-    checker = RowChecker()
+    checker = RowChecker(max_rows=max_rows)
     for start in range(0, int(raw.size), ROW_GROUP):
         chunk = slice(start, start + ROW_GROUP)
         checker.check(raw[chunk] * scale, {n: v[chunk] for n, v in values.items()})
@@ -399,13 +416,15 @@ def _ingest_lastra(path: Path) -> IngestResult:
 # -- imports ---------------------------------------------------------------------------------
 
 
-def build_version(ts_us: I64, values: dict[str, F64], target: Path) -> IngestResult:
+def build_version(
+    ts_us: I64, values: dict[str, F64], target: Path, max_rows: int | None = None
+) -> IngestResult:
     """A lastra version from columns already in memory (an import), checked like an upload.
 
     ``values`` holds ``close`` and any optional columns; timestamps are epoch microseconds.
     """
     columns = value_columns(list(values))
-    checker = RowChecker()
+    checker = RowChecker(max_rows=max_rows)
     ordered = {name: np.ascontiguousarray(values[name], dtype=np.float64) for name in columns}
     times = np.ascontiguousarray(ts_us, dtype=np.int64)
     try:

@@ -41,11 +41,20 @@ FUTURE_SLACK_US = 86_400_000_000
 """A row may lie at most a day ahead of the clock (an exchange's clock, a time zone slip)."""
 
 
+def too_many_rows(rows: int, max_rows: int) -> str:
+    return (
+        f"the file holds {rows:,} rows or more, over this account's maxDatasetRows of "
+        f"{max_rows:,} (see GET /v1/account); upload a shorter range or a coarser cadence"
+    )
+
+
 class RowChecker:
-    def __init__(self, latest_us: int | None = None) -> None:
-        """``latest_us``: the latest timestamp accepted (a day after now unless given)."""
+    def __init__(self, latest_us: int | None = None, max_rows: int | None = None) -> None:
+        """``latest_us``: the latest timestamp accepted (a day after now unless given);
+        ``max_rows``: the most rows a version may hold (no bound when None)."""
         now_us = int(datetime.now(UTC).timestamp() * 1_000_000)
         self.latest_us = now_us + FUTURE_SLACK_US if latest_us is None else latest_us
+        self.max_rows = max_rows
         self.rows = 0
         self.first_us: int | None = None
         self.last_us: int | None = None
@@ -55,6 +64,8 @@ class RowChecker:
         """Check the next chunk (``ts_us`` and the value columns of the same length)."""
         if ts_us.size == 0:
             return
+        if self.max_rows is not None and self.rows + int(ts_us.size) > self.max_rows:
+            raise RowError(too_many_rows(self.rows + int(ts_us.size), self.max_rows))
         intervals = self._check_order(ts_us)
         for name, column in values.items():
             finite = np.isfinite(column)

@@ -221,6 +221,8 @@ class DatasetLimits:
     tier: str
     max_dataset_bytes: int
     max_total_storage_bytes: int
+    max_rows: int | None = None
+    """``maxDatasetRows``; ``None`` in jobs queued before the bound existed."""
 
 
 @dataclass(frozen=True)

@@ -125,7 +125,10 @@ class DatasetImports:
             start=start,
             end=end,
             limits=DatasetLimits(
-                principal.tier, limits.max_dataset_bytes, limits.max_total_storage_bytes
+                principal.tier,
+                limits.max_dataset_bytes,
+                limits.max_total_storage_bytes,
+                limits.max_dataset_rows,
             ),
             cadence=request.cadence,
             cadence_ms=IMPORT_CADENCES[request.cadence] if request.cadence else None,

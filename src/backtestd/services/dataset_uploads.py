@@ -116,7 +116,10 @@ class DatasetUploads:
                 dataset_id,
                 upload_id,
                 DatasetLimits(
-                    principal.tier, limits.max_dataset_bytes, limits.max_total_storage_bytes
+                    principal.tier,
+                    limits.max_dataset_bytes,
+                    limits.max_total_storage_bytes,
+                    limits.max_dataset_rows,
                 ),
             )
             job_id = content_id("ingest", principal.user_id, upload_id)

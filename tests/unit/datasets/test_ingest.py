@@ -434,3 +434,34 @@ def test_a_zip_with_its_file_in_a_folder_is_still_accepted(tmp_path: Path) -> No
         archive.writestr("export/", "")
         archive.writestr("export/data.csv", _minute_csv())
     _assert_minute_report(_ingest(tmp_path, buffer.getvalue()))
+
+
+def test_a_parquet_declaring_more_rows_than_allowed_is_refused_before_it_is_read(
+    tmp_path: Path,
+) -> None:
+    """A repeated row compresses to almost nothing: the declared count is what counts."""
+    rows = 200_000
+    table = pa.table(
+        {
+            "timestamp": pa.array(np.arange(rows, dtype=np.int64) * 1000 + T0_S * 1000),
+            "close": pa.array(np.full(rows, 100.0)),
+        }
+    )
+    data = _parquet(table)
+    upload = tmp_path / "upload.bin"
+    upload.write_bytes(data)
+    work = tmp_path / "work"
+    work.mkdir()
+    with pytest.raises(IngestError, match=r"holds 200,000 rows or more, over .* of 150,000"):
+        ingest_upload(upload, work, MAX_BYTES, max_rows=150_000)
+    assert ingest_upload(upload, work, MAX_BYTES, max_rows=rows).rows == rows
+
+
+def test_a_csv_with_more_rows_than_allowed_is_refused(tmp_path: Path) -> None:
+    upload = tmp_path / "upload.bin"
+    upload.write_bytes(_minute_csv())  # ten rows
+    work = tmp_path / "work"
+    work.mkdir()
+    with pytest.raises(IngestError, match="maxDatasetRows of 9"):
+        ingest_upload(upload, work, MAX_BYTES, max_rows=9)
+    assert ingest_upload(upload, work, MAX_BYTES, max_rows=10).rows == 10

@@ -27,6 +27,7 @@ def get_account(principal: PrincipalDep, services: ServicesDep) -> Account:
         maxImportRangeHours=limits.max_import_range_hours,
         maxDatasets=limits.max_datasets,
         maxDatasetBytes=limits.max_dataset_bytes,
+        maxDatasetRows=limits.max_dataset_rows,
         maxTotalStorageBytes=limits.max_total_storage_bytes,
         scopes=to_wire(principal.scopes),
         _links=AccountLinks(self=HalLink(href=ACCOUNT_HREF), usage=HalLink(href=USAGE_HREF)),

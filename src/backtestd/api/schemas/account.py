@@ -21,6 +21,7 @@ class Account(WireModel):
     maxImportRangeHours: int
     maxDatasets: int
     maxDatasetBytes: int
+    maxDatasetRows: int  # additive (docs/limits.md): rows a dataset version may hold
     maxTotalStorageBytes: int
     scopes: dict[str, list[str]] = {}  # KeyScopes of the token in use
     links: AccountLinks = Field(alias="_links")

@@ -205,7 +205,7 @@ def run_dataset_ingest(ctx: WorkerContext, job: JobRecord, progress: JobProgress
                     handle.write(chunk)
         cap = spec.limits.max_dataset_bytes * DECOMPRESSED_FACTOR
         try:
-            result = ingest_upload(source, work_dir, cap)
+            result = ingest_upload(source, work_dir, cap, spec.limits.max_rows)
         except IngestError as exc:
             raise fail(ctx, job, str(exc)) from None
         answer = publish(ctx, job, result)
@@ -299,7 +299,8 @@ def run_dataset_import(ctx: WorkerContext, job: JobRecord, progress: JobProgress
     values = {name: np.asarray(col, dtype=np.float64)[keep] for name, col in values.items()}
     with tempfile.TemporaryDirectory(dir=_work_dir(ctx), prefix="import-") as work:
         try:
-            result = build_version(ts_us, values, Path(work) / "version.lastra")
+            target = Path(work) / "version.lastra"
+            result = build_version(ts_us, values, target, spec.limits.max_rows)
         except IngestError as exc:
             raise fail(ctx, job, str(exc)) from None
         return publish(ctx, job, result)
