@@ -229,6 +229,16 @@ class SweepService:
             raise InvalidInput(
                 f"sampler {sampler.value!r} needs 'samples' (a positive number of vectors)"
             )
+        # The tier's vector bound holds whatever the sampler: 'random' with a million samples
+        # once got past it (issue 26).
+        limit = self._settings.tiers[principal.tier].max_sweep_cartesian
+        if samples > limit:
+            raise InvalidInput(
+                f"'samples' is {samples}, above maxSweepCartesian = {limit} on the "
+                f"{principal.tier} tier (the most vectors one sweep may run, whatever its "
+                "sampler); ask for fewer samples",
+                reason="TOO_MANY_SAMPLES",
+            )
         return samples
 
     def _walk_forward(self, request: tuple[int, int] | None, vectors: int) -> WalkForward | None:

@@ -158,6 +158,10 @@ def test_a_walk_forward_sweep_runs_every_vector_per_fold_plus_its_winner(
         (_request({"fast": AxisValues((2.5,))}), "'fast': 2.5 is not a whole number"),
         (_request({"slower": AxisValues((1,))}), "declared: fast, scale, slow"),
         (_request(GRID, sampler=Sampler.LHS), "sampler 'lhs' needs 'samples'"),
+        (
+            _request(GRID, sampler=Sampler.RANDOM, samples=1001),
+            "'samples' is 1001, above maxSweepCartesian = 1000 on the basic tier",
+        ),
     ],
 )
 def test_a_refused_sweep_says_why_and_stores_nothing(
