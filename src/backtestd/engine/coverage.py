@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from backtestd.domain.backtest_results import HourWithoutData as HourGap
-from backtestd.domain.backtest_results import Rationale
+from backtestd.domain.backtest_results import HourWithoutData, Rationale
 from backtestd.domain.marketdata import DataType
 
 """The wire's strict enum for ``hoursWithoutData[].rationale``."""
@@ -36,7 +35,7 @@ class Coverage:
 
     total_hours: int
     hours_with_data: int
-    without_data: list[HourGap]
+    without_data: list[HourWithoutData]
     ratio: float
     data_from: datetime | None
     data_to: datetime | None
@@ -182,7 +181,7 @@ def coverage_of(
             judged, threshold = _wide_bar_rows(hours, rows, native_ms), 1
         else:
             threshold = kline_threshold(native_ms, low_activity_rows)
-    gaps: list[HourGap] = []
+    gaps: list[HourWithoutData] = []
     closed_count = 0
     for hour, count in zip(hours, judged, strict=True):
         rationale = _classify(hour, count, low_activity_rows=threshold, kind=kind)
@@ -191,7 +190,7 @@ def coverage_of(
         if not count and slot_of(hour) in closed:
             closed_count += 1
             continue
-        gaps.append(HourGap(hour=hour, expected=0, rationale=rationale))
+        gaps.append(HourWithoutData(hour=hour, expected=0, rationale=rationale))
     total = len(hours) - closed_count
     with_data = total - len(gaps)
     return Coverage(

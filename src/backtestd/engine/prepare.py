@@ -32,7 +32,7 @@ from backtestd.engine.cadence import (
     accepted_cadences,
     resolve_cadence,
 )
-from backtestd.engine.coverage import Coverage, HourGap, coverage_of
+from backtestd.engine.coverage import Coverage, coverage_of
 
 __all__ = [
     "CADENCE_MS",
@@ -40,7 +40,6 @@ __all__ = [
     "KLINE_CADENCES",
     "TICKER_CADENCES",
     "Coverage",
-    "HourGap",
     "accepted_cadences",
     "aggregate_klines",
     "assemble",

@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from backtestd.domain.backtest_results import HourWithoutData
 from backtestd.engine import coverage
-from backtestd.engine.coverage import Coverage, HourGap, closed_slots, coverage_of
+from backtestd.engine.coverage import Coverage, closed_slots, coverage_of
 
 DAY = datetime(2024, 12, 14, tzinfo=UTC)
 
@@ -36,10 +37,10 @@ def test_missing_hours_are_unknown_and_sparse_hours_low_activity() -> None:
     assert c.hours_with_data == 1
     assert c.ratio == pytest.approx(0.2)
     assert c.without_data == [
-        HourGap(hs[0], 0, "unknown"),
-        HourGap(hs[1], 0, "low_activity"),
-        HourGap(hs[3], 0, "low_activity"),
-        HourGap(hs[4], 0, "unknown"),
+        HourWithoutData(hs[0], 0, "unknown"),
+        HourWithoutData(hs[1], 0, "low_activity"),
+        HourWithoutData(hs[3], 0, "low_activity"),
+        HourWithoutData(hs[4], 0, "unknown"),
     ]
 
 
@@ -83,7 +84,10 @@ def test_funding_gaps_are_empty_settlements_and_unstored_hours() -> None:
     rows[3] = None
     c = coverage_of(hs, rows, low_activity_rows=1, first_ts=None, last_ts=None, kind="funding")
     assert c.hours_with_data == 22
-    assert c.without_data == [HourGap(hs[3], 0, "unknown"), HourGap(hs[8], 0, "low_activity")]
+    assert c.without_data == [
+        HourWithoutData(hs[3], 0, "unknown"),
+        HourWithoutData(hs[8], 0, "low_activity"),
+    ]
 
 
 def test_funding_settlement_hours_are_judged_in_utc() -> None:
