@@ -29,6 +29,7 @@ from backtestd.domain.datasets import (
     TimestampUnit,
 )
 from backtestd.domain.marketdata import DataKind
+from backtestd.storage.db.conditions import status_in
 from backtestd.storage.db.tables import dataset_uploads, dataset_versions, datasets
 
 UPLOAD_CAP = "upload_cap"
@@ -146,7 +147,7 @@ class DatasetRepository:
             update(datasets)
             .where(
                 datasets.c.dataset_id == dataset_id,
-                datasets.c.status.in_(sorted(s.value for s in sources)),
+                status_in(datasets.c.status, sources),
             )
             .values(**values)
         )
@@ -340,7 +341,7 @@ class DatasetRepository:
             update(dataset_uploads)
             .where(
                 dataset_uploads.c.upload_id == session_id,
-                dataset_uploads.c.status.in_(sorted(s.value for s in sources)),
+                status_in(dataset_uploads.c.status, sources),
             )
             .values(**values)
         )
@@ -388,7 +389,7 @@ class DatasetRepository:
                 select(dataset_uploads).where(
                     dataset_uploads.c.dataset_id == dataset_id,
                     dataset_uploads.c.kind == SessionKind.UPLOAD.value,
-                    dataset_uploads.c.status.in_(sorted(s.value for s in ACCEPTS_BYTES)),
+                    status_in(dataset_uploads.c.status, ACCEPTS_BYTES),
                 )
             )
             .mappings()

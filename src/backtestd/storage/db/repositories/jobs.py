@@ -28,6 +28,7 @@ from backtestd.domain.jobs import (
     JobStatus,
     survives_cancel,
 )
+from backtestd.storage.db.conditions import status_in
 from backtestd.storage.db.insert import insert_new
 from backtestd.storage.db.tables import jobs
 
@@ -38,9 +39,7 @@ _ADMISSION_LOCK = int.from_bytes(b"bt-queue", "big", signed=True)
 
 def _entering(target: JobStatus) -> list[ColumnElement[bool]]:
     """The WHERE clause that lets a row enter ``target`` (domain state machine)."""
-    condition: list[ColumnElement[bool]] = [
-        jobs.c.status.in_(sorted(s.value for s in TRANSITION_SOURCES[target]))
-    ]
+    condition: list[ColumnElement[bool]] = [status_in(jobs.c.status, TRANSITION_SOURCES[target])]
     if not survives_cancel(target):
         condition.append(jobs.c.cancel_requested.is_(False))
     return condition
@@ -216,7 +215,7 @@ class JobRepository:
             update(jobs)
             .where(
                 jobs.c.job_id == job_id,
-                jobs.c.status.in_(sorted(s.value for s in ABORTED_AT_ONCE)),
+                status_in(jobs.c.status, ABORTED_AT_ONCE),
             )
             .values(
                 status=JobStatus.ABORTED.value,
