@@ -1,4 +1,4 @@
-"""Insert-if-absent, without savepoints.
+"""Insert-if-absent and insert-or-replace, without savepoints.
 
 Idempotent submissions (the same job or sweep row twice, a registration race) insert a row
 that may already exist. ``INSERT ... ON CONFLICT DO NOTHING`` answers that in one statement on
@@ -35,3 +35,19 @@ def insert_new_many(session: Session, table: Table, rows: list[dict[str, Any]]) 
     dialect = session.get_bind().dialect.name
     module = postgresql if dialect == "postgresql" else sqlite
     session.execute(module.insert(table).on_conflict_do_nothing(), rows)
+
+
+def upsert(session: Session, table: Table, values: dict[str, Any]) -> None:
+    """Insert ``values``, or overwrite the row holding the same primary key.
+
+    One ``INSERT ... ON CONFLICT DO UPDATE`` instead of delete-then-insert: under PostgreSQL's
+    read committed, two processes that each delete (finding nothing) and then insert the same
+    key collide on the primary key, and the loser's whole job failed. That happened when two
+    workers generated the same ``sim`` hour for two prepares at once.
+    """
+    dialect = session.get_bind().dialect.name
+    module = postgresql if dialect == "postgresql" else sqlite
+    keys = [column.name for column in table.primary_key.columns]
+    statement = module.insert(table).values(**values)
+    changed = {name: statement.excluded[name] for name in values if name not in keys}
+    session.execute(statement.on_conflict_do_update(index_elements=keys, set_=changed))

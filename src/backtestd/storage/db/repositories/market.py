@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
 from backtestd.domain.catalogue import HourStats, StoredRange
+from backtestd.storage.db.insert import upsert
 from backtestd.storage.db.tables import market_hours
 
 
@@ -22,27 +23,22 @@ class MarketHourRepository:
         self._session = session
 
     def put(self, stats: HourStats, when: datetime) -> None:
-        """Record (or re-record) one stored hour."""
-        key = (
-            (market_hours.c.exchange_id == stats.exchange_id)
-            & (market_hours.c.symbol == stats.symbol)
-            & (market_hours.c.kind == stats.kind)
-            & (market_hours.c.hour == stats.hour)
-        )
-        self._session.execute(delete(market_hours).where(key))
-        self._session.execute(
-            insert(market_hours).values(
-                exchange_id=stats.exchange_id,
-                symbol=stats.symbol,
-                kind=stats.kind,
-                hour=stats.hour,
-                rows=stats.rows,
-                bytes=stats.bytes,
-                last_price=stats.last_price,
-                quote_volume=stats.quote_volume,
-                interval=stats.interval,
-                stored_at=when,
-            )
+        """Record (or re-record) one stored hour; safe when processes record it at once."""
+        upsert(
+            self._session,
+            market_hours,
+            {
+                "exchange_id": stats.exchange_id,
+                "symbol": stats.symbol,
+                "kind": stats.kind,
+                "hour": stats.hour,
+                "rows": stats.rows,
+                "bytes": stats.bytes,
+                "last_price": stats.last_price,
+                "quote_volume": stats.quote_volume,
+                "interval": stats.interval,
+                "stored_at": when,
+            },
         )
 
     def touch(
