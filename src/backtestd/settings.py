@@ -176,6 +176,9 @@ class Settings(BaseSettings):
     # A job started this many times without ending (its worker died each time, e.g. killed
     # for memory) fails with that reason instead of being resubmitted forever.
     max_job_attempts: int = Field(default=3, ge=1)
+    # A sweep shard that has run this long gives its worker back (and is queued again behind
+    # them) when another user's job is waiting; 0 = never (docs/limits.md, fair sharing).
+    shard_slice_seconds: float = Field(default=2.0, ge=0)
     # Every this many seconds a replica resubmits active jobs the scheduler no longer holds
     # (a replica died between commit and submit); 0 = only at start.
     job_recovery_seconds: int = Field(default=30, ge=0)

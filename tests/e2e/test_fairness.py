@@ -149,6 +149,76 @@ def test_jobs_of_a_busy_user_interleave_with_another_users(server: LiveServer) -
     assert finished["victim"] < finished["burner-1"], order
 
 
+SPIN_VECTORS = 24
+SPIN_WORK = 250  # millions of steps per vector: about 0.3-0.6 s each on our machines
+
+
+def _sweep_path(prepare_job_id: str, sweep_id: str = "") -> str:
+    tail = f"/{sweep_id}" if sweep_id else ""
+    return f"/backtest/sim/ticker/executeSweep/{prepare_job_id}{tail}"
+
+
+def test_a_running_sweep_gives_its_worker_to_another_users_job(server: LiveServer) -> None:
+    """Attacker first: one user's sweep holds the only worker slot (one shard of many CPU-bound
+    vectors). Victim right after: another user's execute must not wait for the whole shard.
+    The shard gives its worker back between batches once it has run its turn, runs again after
+    the victim, and still runs every vector exactly once."""
+    burner = _session(server, "sweep-burner")
+    victim = _session(server, "sweep-victim")
+    start, end = recent_range(1)
+    prepared = {}
+    for name, session in (("burner", burner), ("victim", victim)):
+        job = session.prepare(
+            exchange_id="sim", type_="ticker", instrument="BTC/USDT", from_=start, to=end
+        )
+        assert wait_prepare(session, "sim", "ticker", job.job_id).status.value == "Completed"
+        prepared[name] = job.job_id
+    spinner = _register(burner, source("spins_per_run.java"))
+    ordinary = _register(victim, source("ema_cross.java"))
+    works = [SPIN_WORK + n for n in range(SPIN_VECTORS)]  # distinct vectors, equal cost
+    accepted = call(
+        server,
+        burner,
+        "POST",
+        _sweep_path(prepared["burner"]),
+        json={"strategyId": spinner, "sweep": {"params": {"work": {"values": works}}}},
+    )
+    assert accepted.status_code == 202, accepted.text
+    sweep_id = accepted.json()["sweepId"]
+
+    def sweep_body() -> dict[str, Any]:
+        response = call(server, burner, "GET", _sweep_path(prepared["burner"], sweep_id))
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    deadline = time.monotonic() + 120
+    while sweep_body()["progress"]["done"] == 0:  # the shard holds the worker now
+        assert time.monotonic() < deadline, "the sweep never started"
+        time.sleep(0.1)
+    victim_job = victim.execute(
+        exchange_id="sim", type_="ticker", prepare_job_id=prepared["victim"], strategy_id=ordinary
+    ).job_id
+    victim_done = _job_done(server, victim, victim_job)
+    while not victim_done():
+        assert time.monotonic() < deadline + 120, "the victim's execute never finished"
+        time.sleep(0.1)
+    # Read after the victim's answer: the sweep was still running when the victim finished.
+    assert sweep_body()["progress"]["done"] < SPIN_VECTORS
+
+    result = call(server, victim, "GET", f"/backtest/sim/ticker/execute/{victim_job}").json()
+    assert result["state"]["status"] == "Completed", result
+    while sweep_body()["status"] == "RUNNING":
+        assert time.monotonic() < deadline + 240, "the sweep never finished"
+        time.sleep(0.2)
+    body = sweep_body()
+    assert body["status"] == "COMPLETED", body
+    assert body["progress"]["done"] == SPIN_VECTORS
+    rows = body["leaderboard"]
+    assert sorted(row["runIx"] for row in rows) == list(range(SPIN_VECTORS))
+    assert not [row for row in rows if row.get("aborted")]
+
+
 def test_one_user_cannot_hold_every_engine_host_with_compiles(server: LiveServer) -> None:
     """Two engine hosts, one compile per user: the bomber's second compile is refused at once
     and another user's registration does not wait behind the bomb."""

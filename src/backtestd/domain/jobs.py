@@ -29,6 +29,7 @@ ACTIVE: frozenset[JobStatus] = frozenset({JobStatus.NEW, JobStatus.STARTED})
 """Queued or running: what per-user caps count and what cancel can still stop."""
 
 TRANSITION_SOURCES: dict[JobStatus, frozenset[JobStatus]] = {
+    JobStatus.NEW: frozenset({JobStatus.STARTED}),  # a sweep shard gives its worker back
     JobStatus.STARTED: ACTIVE,  # a job resubmitted after a restart starts over
     JobStatus.COMPLETED: frozenset({JobStatus.STARTED}),
     JobStatus.FAILED: ACTIVE,
@@ -38,7 +39,8 @@ TRANSITION_SOURCES: dict[JobStatus, frozenset[JobStatus]] = {
 the states it may be entered from. The one table both the domain check and the repository's
 conditional SQL updates are built from, so concurrent workers and cancel requests cannot race
 a job into two terminal states. Rules: terminal states are final (no terminal state is a
-source); Started may be entered again; completion only from Started."""
+source); Started may be entered again; completion only from Started; a started sweep shard may
+go back to New when it yields its worker to another user's waiting job (docs/limits.md)."""
 
 ABORTED_AT_ONCE: frozenset[JobStatus] = frozenset({JobStatus.NEW})
 """A cancel request aborts a job in these states at once (nobody started it)."""
@@ -63,6 +65,10 @@ class JobKind(enum.StrEnum):
     SWEEP_SHARD = "sweep_shard"  # a contiguous range of a sweep's trials (or one fold)
     DATASET_INGEST = "dataset_ingest"  # one finalized upload becomes a dataset version
     DATASET_IMPORT = "dataset_import"  # an exchange range becomes a dataset version
+
+
+RUNNABLE_KINDS = tuple(kind for kind in JobKind if kind is not JobKind.SWEEP)
+"""Every kind that takes a worker (a sweep's own row never runs: its shards do)."""
 
 
 @dataclass(frozen=True)

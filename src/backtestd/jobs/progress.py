@@ -24,6 +24,11 @@ class JobFailed(Exception):
         self.results = results
 
 
+class JobYielded(Exception):
+    """Raised inside a handler that gives its worker back to be resumed later: everything it
+    finished is stored, and running it again goes on from there (sweep shards)."""
+
+
 class JobProgress:
     def __init__(self, database: Database, job_id: str) -> None:
         self._database = database

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from backtestd.datasets.csv_numbers import warm_up as warm_up_csv_parser
 from backtestd.domain.job_specs import JobResult
-from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.domain.jobs import RUNNABLE_KINDS, JobKind, JobRecord, JobStatus
 from backtestd.engine.kernel import warm_up as warm_up_kernels
 from backtestd.errors import ServiceUnavailable
 from backtestd.jobs.context import WorkerContext, build_worker_context, context_for
@@ -19,7 +20,7 @@ from backtestd.jobs.handlers.datasets import run_dataset_import, run_dataset_ing
 from backtestd.jobs.handlers.execute import run_execute
 from backtestd.jobs.handlers.prepare import run_prepare
 from backtestd.jobs.handlers.sweep import finish_sweep_if_done, run_sweep_shard
-from backtestd.jobs.progress import JobCancelled, JobFailed, JobProgress
+from backtestd.jobs.progress import JobCancelled, JobFailed, JobProgress, JobYielded
 from backtestd.storage.db.repositories.jobs import JobRepository
 
 log = logging.getLogger(__name__)
@@ -34,7 +35,19 @@ HANDLERS: dict[JobKind, Handler] = {
 }
 
 
-def run_job(settings_json: str, job_id: str) -> str:
+@dataclass(frozen=True)
+class Yielded:
+    """A job that gave its worker back and is ``New`` again: the executor queues it anew with
+    ``priority`` (from its owner's fair-share rank, as on admission)."""
+
+    priority: int
+
+
+JobOutcome = str | Yielded
+"""The state a run left its job in (``Completed``, ``Failed``, ...), or :class:`Yielded`."""
+
+
+def run_job(settings_json: str, job_id: str) -> JobOutcome:
     """Dask entry point: the worker's context is built once per process."""
     return process_job(context_for(settings_json, build_worker_context), job_id)
 
@@ -63,7 +76,7 @@ def _warm_up_arrow() -> None:
     pa.array([0.0]).to_numpy()
 
 
-def process_job(ctx: WorkerContext, job_id: str) -> str:
+def process_job(ctx: WorkerContext, job_id: str) -> JobOutcome:
     """Run the stored job ``job_id``, whatever its kind (prepare, execute, sweep shard, dataset
     ingest or import), to a terminal state; returns that state. A job already terminal, or
     cancelled before it started, is left as it is."""
@@ -92,7 +105,7 @@ def _gave_up(attempts: int) -> str:
     )
 
 
-def _run(ctx: WorkerContext, job: JobRecord) -> str:
+def _run(ctx: WorkerContext, job: JobRecord) -> JobOutcome:
     job_id = job.job_id
     progress = JobProgress(ctx.database, job_id)
     try:
@@ -100,6 +113,8 @@ def _run(ctx: WorkerContext, job: JobRecord) -> str:
         return _finish(ctx, job_id, JobStatus.COMPLETED, None, result)
     except JobCancelled:
         return _finish(ctx, job_id, JobStatus.ABORTED, "cancelled on request", None)
+    except JobYielded:
+        return _yield(ctx, job)
     except JobFailed as exc:
         return _finish(ctx, job_id, JobStatus.FAILED, str(exc), exc.results)
     except ServiceUnavailable:
@@ -111,6 +126,24 @@ def _run(ctx: WorkerContext, job: JobRecord) -> str:
     except Exception as exc:
         log.exception("job %s failed", job_id)
         return _finish(ctx, job_id, JobStatus.FAILED, f"internal error: {exc}", None)
+
+
+def _yield(ctx: WorkerContext, job: JobRecord) -> JobOutcome:
+    """Put a job that gave its worker back in the queue again, ranked as admission ranks a
+    new job of its owner; a cancel requested meanwhile ends it instead."""
+    with ctx.database.unit_of_work() as uow:
+        repo = JobRepository(uow.session)
+        if repo.mark_yielded(job.job_id):
+            # Admission would rank it -(n - 1) for an owner with n active jobs; one lower here,
+            # because Dask runs a task submitted from inside a running task ahead of equal
+            # priorities ("sub-tasks before their parents"), which would let the yielded job
+            # go straight back in front of the job it yielded to.
+            priority = -repo.count_active(RUNNABLE_KINDS, job.user_id)
+            log.info(
+                "job %s gives its worker back (queued again, priority %d)", job.job_id, priority
+            )
+            return Yielded(priority)
+    return _finish(ctx, job.job_id, JobStatus.ABORTED, "cancelled on request", None)
 
 
 def _finish(

@@ -26,15 +26,12 @@ from datetime import datetime
 from backtestd.domain.accounts import Principal
 from backtestd.domain.datasets import USER_EXCHANGE
 from backtestd.domain.job_specs import JobSpec
-from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.domain.jobs import RUNNABLE_KINDS, JobKind, JobRecord, JobStatus
 from backtestd.errors import LimitExceeded
 from backtestd.jobs.executors.base import JobExecutor
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import UnitOfWork
 from backtestd.storage.db.repositories.jobs import JobRepository
-
-RUNNABLE_KINDS = tuple(kind for kind in JobKind if kind is not JobKind.SWEEP)
-"""Every kind that takes a worker (a sweep's own row never runs: its shards do)."""
 
 
 @dataclass(frozen=True)

@@ -67,12 +67,8 @@ CASES = list(itertools.product(JobStatus, JobStatus, (False, True)))
 
 @pytest.mark.parametrize(
     ("current", "target", "cancel"),
-    [c for c in CASES if c[1] is not JobStatus.NEW],
-    ids=[
-        f"{c.value}->{t.value}{'+cancel' if x else ''}"
-        for c, t, x in CASES
-        if t is not JobStatus.NEW
-    ],
+    CASES,
+    ids=[f"{c.value}->{t.value}{'+cancel' if x else ''}" for c, t, x in CASES],
 )
 def test_the_database_moves_a_job_exactly_when_the_domain_allows(
     database: Database, current: JobStatus, target: JobStatus, cancel: bool
@@ -84,6 +80,8 @@ def test_the_database_moves_a_job_exactly_when_the_domain_allows(
         repo = JobRepository(uow.session)
         if target is JobStatus.STARTED:
             moved = repo.mark_started(job_id, NOW)
+        elif target is JobStatus.NEW:  # a sweep shard yielding its worker
+            moved = repo.mark_yielded(job_id)
         else:
             moved = repo.finish(job_id, target, NOW, "detail", None)
 
@@ -119,6 +117,63 @@ def test_terminal_states_are_final_and_cancel_wins_in_the_domain_table() -> None
     assert can_transition(JobStatus.STARTED, JobStatus.ABORTED, True)
     assert can_transition(JobStatus.STARTED, JobStatus.STARTED, False)  # restart starts over
     assert not can_transition(JobStatus.NEW, JobStatus.COMPLETED, False)
+    assert can_transition(JobStatus.STARTED, JobStatus.NEW, False)  # a yield
+    assert not can_transition(JobStatus.STARTED, JobStatus.NEW, True)  # not once cancelled
+
+
+def test_a_yield_does_not_count_as_an_attempt(database: Database) -> None:
+    _job_in(database, "yields", JobStatus.NEW, cancel=False)
+    for _ in range(5):  # more turns than BACKTESTD_MAX_JOB_ATTEMPTS
+        with database.unit_of_work() as uow:
+            repo = JobRepository(uow.session)
+            assert repo.mark_started("yields", NOW)
+            assert repo.mark_yielded("yields")
+    with database.unit_of_work() as uow:
+        record = JobRepository(uow.session).get("yields")
+    assert record is not None
+    assert (record.status, record.attempts) == (JobStatus.NEW, 0)
+
+
+def test_only_other_users_jobs_waiting_long_enough_ask_a_shard_to_yield(
+    tmp_path: Path,
+) -> None:
+    db = Database(f"sqlite:///{tmp_path / 'waiting.sqlite3'}")
+    migrate(db)
+    kinds = (JobKind.EXECUTE, JobKind.PREPARE)
+
+    def add(job_id: str, user: str, at: datetime, status: JobStatus) -> None:
+        with db.unit_of_work() as uow:
+            JobRepository(uow.session).add(
+                JobRecord(
+                    job_id,
+                    user,
+                    JobKind.EXECUTE,
+                    "sim",
+                    "ticker",
+                    prepare_spec(),
+                    JobStatus.NEW,
+                    at,
+                )
+            )
+            uow.session.execute(
+                update(jobs).where(jobs.c.job_id == job_id).values(status=status.value)
+            )
+
+    def waiting(user: str) -> bool:
+        with db.unit_of_work() as uow:
+            return JobRepository(uow.session).others_waiting(kinds, user, NOW)
+
+    add("mine", "attacker", NOW, JobStatus.NEW)
+    add("running", "victim", NOW, JobStatus.STARTED)
+    add("later", "victim", NOW.replace(minute=1), JobStatus.NEW)
+    assert not waiting("attacker")  # my own, a running one, one submitted after the cutoff
+    add("waiting", "victim", NOW, JobStatus.NEW)
+    assert waiting("attacker")
+    assert waiting("victim")  # fair both ways: the attacker's waiting job counts for the victim
+    with db.unit_of_work() as uow:
+        uow.session.execute(update(jobs).where(jobs.c.job_id == "mine").values(status="Started"))
+    assert not waiting("victim")  # only its own job is waiting now
+    db.dispose()
 
 
 def test_finish_refuses_a_non_terminal_target(database: Database) -> None:

@@ -16,11 +16,11 @@ import secrets
 import uuid
 
 import dask.config
-from distributed import Client, LocalCluster, Nanny, fire_and_forget
+from distributed import Client, LocalCluster, Nanny, fire_and_forget, get_client
 from distributed.security import Security
 
 from backtestd.jobs.executors.warm import WarmUp
-from backtestd.jobs.runner import run_job
+from backtestd.jobs.runner import Yielded, run_job
 from backtestd.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -47,6 +47,25 @@ def job_id_of(key: str) -> str:
     """``job-<tag>-<jobId>-<8 hex>`` -> ``<jobId>`` (job ids may contain ``-``; tag and suffix
     may not)."""
     return str(key)[len(JOB_KEY_PREFIX) :].split("-", 1)[1].rsplit("-", 1)[0]
+
+
+def run_job_task(settings_json: str, job_id: str) -> str:
+    """The Dask task of one job: run it; a job that gave its worker back (a sweep shard
+    yielding to another user's waiting job) is submitted again from the worker, with the
+    fair-share priority the runner gave it, so it queues behind what was waiting."""
+    outcome = run_job(settings_json, job_id)
+    if isinstance(outcome, Yielded):
+        future = get_client().submit(
+            run_job_task,
+            settings_json,
+            job_id,
+            key=task_key(job_id),
+            pure=False,
+            priority=outcome.priority,
+        )
+        fire_and_forget(future)
+        return "yielded"
+    return outcome
 
 
 _PENDING_STATES = frozenset({"released", "waiting", "queued", "no-worker", "processing"})
@@ -129,7 +148,7 @@ class DaskExecutor:
 
     def submit(self, job_id: str, priority: int = 0) -> None:
         future = self._client.submit(
-            run_job,
+            run_job_task,
             self._settings_json,
             job_id,
             key=task_key(job_id),

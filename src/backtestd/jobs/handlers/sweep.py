@@ -4,7 +4,10 @@ A shard loads the prepared columns and the strategy once, then runs its vectors 
 ``BATCH_VECTORS``, each batch one request to the warm engine host (params are applied without
 recompiling; the host maps the columns once per batch), storing each row as it is evaluated and
 checking for cancellation between batches (a cancel also kills the batch in flight). Rows are
-keyed by ``runIx``, so a retried shard skips the rows it already wrote. A vector whose run fails
+keyed by ``runIx``, so a retried shard skips the rows it already wrote; that is also how a
+shard gives its worker back: once it has run ``shard_slice_seconds``, if another user's job is
+waiting, it stores its rows and ends its turn (``JobYielded``), and its next turn goes on where
+it stopped. A vector whose run fails
 (the strategy threw, or hit a limit) becomes an ``aborted`` row and the shard goes on. In
 walk-forward mode a shard is one fold: it runs every vector on the fold's in-sample window,
 then its winner on the out-of-sample window.
@@ -15,10 +18,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from functools import partial
 
 from backtestd.domain.backtest_results import Metrics
-from backtestd.domain.jobs import JobKind, JobRecord
+from backtestd.domain.jobs import RUNNABLE_KINDS, JobKind, JobRecord
 from backtestd.domain.strategies import StrategyRecord
 from backtestd.domain.sweeps import (
     FoldOutcome,
@@ -35,7 +39,7 @@ from backtestd.engine.metrics import daily_returns, sweep_metrics
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.execute import ExecuteFailed
 from backtestd.jobs.handlers.trial import PreparedData, TrialFailed, evaluate, load_prepared
-from backtestd.jobs.progress import JobCancelled, JobProgress
+from backtestd.jobs.progress import JobCancelled, JobProgress, JobYielded
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.sweeps import SweepJobRepository, SweepRowRepository
@@ -190,6 +194,39 @@ def _better(objective: Objective, a: float, b: float) -> bool:
     return a > b if objective.higher_is_better else a < b
 
 
+class _Turn:
+    """How long a shard has held its worker, and whether it should now give it back.
+
+    A shard is one Dask task; without turns it would keep its worker until its last vector,
+    and another user's job (queued with a better fair-share priority) would still wait for all
+    of them. Once the turn is over, the database is asked, at most every ``CHECK_SECONDS``,
+    whether another user's job is waiting; a job submitted less than ``GRACE`` ago is not
+    counted, since it usually finds an idle worker by itself.
+    """
+
+    CHECK_SECONDS = 0.5
+    GRACE = timedelta(seconds=1)
+
+    def __init__(self, ctx: WorkerContext, user_id: str) -> None:
+        self._ctx = ctx
+        self._user_id = user_id
+        self._length = ctx.settings.shard_slice_seconds
+        self._started = time.monotonic()
+        self._checked = self._started
+
+    def over(self) -> bool:
+        if self._length <= 0:
+            return False
+        now = time.monotonic()
+        if now - self._started < self._length or now - self._checked < self.CHECK_SECONDS:
+            return False
+        self._checked = now
+        with self._ctx.database.unit_of_work() as uow:
+            return JobRepository(uow.session).others_waiting(
+                RUNNABLE_KINDS, self._user_id, self._ctx.clock() - self.GRACE
+            )
+
+
 def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> ShardOutcome:
     shard = _Shard(ctx, job)
     if shard.spec.walk_forward is not None:
@@ -209,9 +246,13 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
     progress.size(stop - start)
     writer = _RowWriter(ctx, shard.sweep_id, progress, len(done))
     todo = [run_ix for run_ix in range(start, stop) if run_ix not in done]
+    turn = _Turn(ctx, job.user_id)
     try:
         for at in range(0, len(todo), BATCH_VECTORS):
             writer.check_cancel()
+            if turn.over():
+                writer.flush()
+                raise JobYielded(job.job_id)
             batch = [(ix, shard.vectors[ix]) for ix in todo[at : at + BATCH_VECTORS]]
             rule = partial(may_keep, shard.spec.objective, list(kept), keep)
             for trial in shard.trials(batch, None, rule, progress):

@@ -173,6 +173,35 @@ class JobRepository:
         )
         return bool(getattr(result, "rowcount", 0))
 
+    def mark_yielded(self, job_id: str) -> bool:
+        """Started -> New for a job that gives its worker back to be resumed later; the attempt
+        it ends does not count (``attempts`` bounds jobs whose worker died, not yields). False
+        when the job may not go back (a cancel was requested, or it is no longer running)."""
+        result = self._session.execute(
+            update(jobs)
+            .where(jobs.c.job_id == job_id, *_entering(JobStatus.NEW))
+            .values(status=JobStatus.NEW.value, attempts=jobs.c.attempts - 1)
+        )
+        return bool(getattr(result, "rowcount", 0))
+
+    def others_waiting(
+        self, kinds: tuple[JobKind, ...], user_id: str, queued_before: datetime
+    ) -> bool:
+        """Whether another user's job of these kinds has been waiting (New) since before
+        ``queued_before`` (a job submitted a moment ago will likely find an idle worker)."""
+        query = (
+            select(jobs.c.job_id)
+            .where(
+                jobs.c.status == JobStatus.NEW.value,
+                jobs.c.kind.in_([k.value for k in kinds]),
+                jobs.c.user_id != user_id,
+                jobs.c.created_at <= queued_before,
+                jobs.c.cancel_requested.is_(False),
+            )
+            .limit(1)
+        )
+        return self._session.execute(query).first() is not None
+
     def set_progress(self, job_id: str, size: int, completed: int) -> None:
         self._session.execute(
             update(jobs)
