@@ -37,6 +37,11 @@ class TierLimits(BaseModel):
     max_dataset_rows: int = Field(default=5_000_000, ge=1)
     max_total_storage_bytes: int = Field(ge=0)
     token_requests_per_minute: int = Field(ge=1)
+    # Wall clock of one run or sweep vector, blocked time included (its CPU limit is the
+    # server's run_cpu_limit_seconds, never more than this), and the worker time one sweep
+    # may use in total (docs/limits.md).
+    max_run_seconds: float = Field(default=125.0, gt=0)
+    max_sweep_worker_seconds: int = Field(default=7_200, ge=1)
     # Prepare cadences the tier may use (None: every one) and the one used when a prepare
     # names none (None: the finest the source allows).
     cadences: list[str] | None = None
@@ -56,6 +61,8 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_dataset_rows=5_000_000,
         max_total_storage_bytes=100 * MIB,
         token_requests_per_minute=30,
+        max_run_seconds=30,
+        max_sweep_worker_seconds=600,
     ),
     "basic": TierLimits(
         max_execute=2,
@@ -67,6 +74,8 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_dataset_rows=10_000_000,
         max_total_storage_bytes=1024 * MIB,
         token_requests_per_minute=60,
+        max_run_seconds=60,
+        max_sweep_worker_seconds=1_800,
     ),
     "pro": TierLimits(
         max_execute=4,
@@ -78,6 +87,8 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_dataset_rows=30_000_000,
         max_total_storage_bytes=10 * 1024 * MIB,
         token_requests_per_minute=120,
+        max_run_seconds=125,
+        max_sweep_worker_seconds=7_200,
     ),
     "elite": TierLimits(
         max_execute=8,
@@ -89,6 +100,8 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_dataset_rows=60_000_000,
         max_total_storage_bytes=50 * 1024 * MIB,
         token_requests_per_minute=300,
+        max_run_seconds=125,
+        max_sweep_worker_seconds=28_800,
     ),
 }
 

@@ -31,6 +31,8 @@ def test_account_reports_user_and_tier_limits(live_server: LiveServer, tier: str
         headers={"Authorization": f"Bearer {session.token.access_token}"},  # type: ignore[union-attr]
     ).json()
     assert raw["maxDatasetRows"] == limits.max_dataset_rows  # additive (docs/limits.md)
+    assert raw["maxRunSeconds"] == limits.max_run_seconds  # additive
+    assert raw["maxSweepWorkerSeconds"] == limits.max_sweep_worker_seconds  # additive
 
 
 def test_usage_of_a_new_user_is_zero_with_links(live_server: LiveServer) -> None:

@@ -161,6 +161,20 @@ class StorageLimit:
 
 
 @dataclass(frozen=True)
+class RunLimit:
+    """The wall-clock limit of one strategy run (an execute, or one vector of a sweep) on the
+    caller's tier when the job was accepted: time blocked or parked counts, since a run that
+    waits holds its worker as surely as one that computes (``maxRunSeconds``)."""
+
+    tier: str
+    seconds: float
+
+    def cpu_seconds(self, server_cap: float) -> float:
+        """The run's CPU limit: the server's, never more than its wall-clock limit."""
+        return min(server_cap, self.seconds)
+
+
+@dataclass(frozen=True)
 class ExecuteSpec:
     """One execute: which prepared data, which strategy, and how to run and report it."""
 
@@ -173,6 +187,7 @@ class ExecuteSpec:
     base_config: BaseConfig = field(default_factory=BaseConfig)
     params: FrozenParams = field(default_factory=dict)
     storage_limit: StorageLimit | None = None
+    run_limit: RunLimit | None = None  # None in rows stored before tiers had one
     kind: Literal[JobKind.EXECUTE] = field(default=JobKind.EXECUTE, kw_only=True)
 
     def __post_init__(self) -> None:
@@ -180,9 +195,9 @@ class ExecuteSpec:
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
 
     def identity(self) -> object:
-        """What the job id is digested from: the stored spec without the storage cap, which
-        travels to the worker but does not make another job."""
-        return to_stored(replace(self, storage_limit=None))
+        """What the job id is digested from: the stored spec without the storage cap and the
+        run limit, which travel to the worker but do not make another job."""
+        return to_stored(replace(self, storage_limit=None, run_limit=None))
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from backtestd.domain.backtests import STRICT, BaseConfig
+from backtestd.domain.backtests import STRICT, BaseConfig, RunLimit
 from backtestd.domain.equity import OutMode
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 
@@ -145,6 +145,16 @@ class CurvePrefs:
 
 
 @dataclass(frozen=True)
+class SweepWorkerLimit:
+    """The worker time one sweep may use on the caller's tier (``maxSweepWorkerSeconds``): the
+    sum of its trials' run times. Past it the shards stop and the sweep ends partial, its rows
+    kept, so a large grid of slow vectors cannot hold workers for days."""
+
+    tier: str
+    seconds: int
+
+
+@dataclass(frozen=True)
 class SweepSpec:
     """Everything a sweep's workers need, resolved: vectors are re-expanded from it, not stored."""
 
@@ -163,6 +173,8 @@ class SweepSpec:
     walk_forward: WalkForward | None
     curves: CurvePrefs = field(default_factory=CurvePrefs)
     store_signals: bool = False
+    run_limit: RunLimit | None = None  # per vector; None in rows stored before tiers had one
+    worker_limit: SweepWorkerLimit | None = None
     kind: Literal[JobKind.SWEEP] = field(default=JobKind.SWEEP, kw_only=True)
 
 

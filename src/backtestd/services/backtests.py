@@ -18,6 +18,7 @@ from backtestd.domain.backtests import (
     ExecuteSpec,
     ParamValue,
     PrepareSpec,
+    RunLimit,
     StorageLimit,
 )
 from backtestd.domain.canonical import content_id
@@ -176,6 +177,8 @@ class BacktestService:
             params=params,
         )
         job_id = content_id("execute", principal.user_id, spec.identity())
+        limits = self._settings.tiers[principal.tier]
+        spec = replace(spec, run_limit=RunLimit(principal.tier, limits.max_run_seconds))
         if request.store_signals:
             # Not part of the id: the storage cap in force now travels to the worker.
             cap = self._settings.tiers[principal.tier].max_total_storage_bytes

@@ -21,7 +21,7 @@ from functools import cached_property
 import numpy as np
 
 from backtestd.domain.accounts import Principal
-from backtestd.domain.backtests import BaseConfig
+from backtestd.domain.backtests import BaseConfig, RunLimit
 from backtestd.domain.canonical import canonical_json
 from backtestd.domain.equity import EquityCurveMeta
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
@@ -39,6 +39,7 @@ from backtestd.domain.sweeps import (
     SweepRow,
     SweepShardSpec,
     SweepSpec,
+    SweepWorkerLimit,
     WalkForward,
 )
 from backtestd.engine.equity_curve import transform
@@ -190,6 +191,7 @@ class SweepService:
         base = sweep_base_config(request.base_config)
         sweep_id = sweep_id_for(principal.user_id, request_id, request, sampler, axes, base)
         seed = request.seed if request.seed is not None else secrets.randbelow(MAX_SAFE_SEED)
+        limits = self._settings.tiers[principal.tier]
         spec = SweepSpec(
             prepare_job_id=request_id,
             strategy_id=strategy.strategy_id,
@@ -204,6 +206,8 @@ class SweepService:
             walk_forward=walk,
             curves=request.curves,
             store_signals=request.store_signals,
+            run_limit=RunLimit(principal.tier, limits.max_run_seconds),
+            worker_limit=SweepWorkerLimit(principal.tier, limits.max_sweep_worker_seconds),
         )
         return self._insert(principal, exchange_id, data_type, sweep_id, spec, vectors)
 

@@ -29,6 +29,8 @@ def get_account(principal: PrincipalDep, services: ServicesDep) -> Account:
         maxDatasetBytes=limits.max_dataset_bytes,
         maxDatasetRows=limits.max_dataset_rows,
         maxTotalStorageBytes=limits.max_total_storage_bytes,
+        maxRunSeconds=limits.max_run_seconds,
+        maxSweepWorkerSeconds=limits.max_sweep_worker_seconds,
         scopes=to_wire(principal.scopes),
         _links=AccountLinks(self=HalLink(href=ACCOUNT_HREF), usage=HalLink(href=USAGE_HREF)),
     )

@@ -23,6 +23,10 @@ class Account(WireModel):
     maxDatasetBytes: int
     maxDatasetRows: int  # additive (docs/limits.md): rows a dataset version may hold
     maxTotalStorageBytes: int
+    # Additive (docs/limits.md): the wall clock of one run or sweep vector, blocked time
+    # included, and the worker time one sweep may use in total.
+    maxRunSeconds: float
+    maxSweepWorkerSeconds: int
     scopes: dict[str, list[str]] = {}  # KeyScopes of the token in use
     links: AccountLinks = Field(alias="_links")
 

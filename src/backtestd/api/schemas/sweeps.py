@@ -18,7 +18,8 @@ from backtestd.api.schemas.backtests import BacktestJobState, BaseConfig, Equity
 from backtestd.api.schemas.common import RequestBody, WireModel
 from backtestd.domain import backtests, sweep_results, sweeps
 from backtestd.domain.equity import OutMode
-from backtestd.domain.sweeps import MAX_SAFE_SEED
+from backtestd.domain.jobs import JobStatus
+from backtestd.domain.sweeps import MAX_SAFE_SEED, SweepStatus
 
 AxisValue = StrictBool | StrictInt | StrictFloat
 """A value a request may put on an axis."""
@@ -378,8 +379,17 @@ class ExecuteSweepResult(WireModel):
                 pbo=None if over is None else over.pbo,
                 pboSplits=None if over is None else over.splits,
                 walkForward=None if walk is None else WalkForwardResult.of(walk),
+                failReason=_fail_reason(result),
             )
         )
+
+
+def _fail_reason(result: sweep_results.SweepResult) -> str | None:
+    """The first shard failure's cause: a sweep that closed with a failed shard keeps it as its
+    own ``statusDetail`` (``domain.sweeps.sweep_closing``)."""
+    if result.status is SweepStatus.PARTIAL or result.job.status is JobStatus.FAILED:
+        return result.job.status_detail
+    return None
 
 
 class CancelSweepResponse(WireModel):

@@ -19,7 +19,7 @@ from backtestd.domain.quotas import storage_overflow
 from backtestd.domain.timefmt import iso_z
 from backtestd.engine.equity_curve import build_equity_curve, equity_points
 from backtestd.jobs.context import WorkerContext
-from backtestd.jobs.handlers.trial import TrialFailed, evaluate, load_prepared
+from backtestd.jobs.handlers.trial import RunBudget, TrialFailed, evaluate, load_prepared
 from backtestd.jobs.progress import JobCancelled, JobFailed, JobProgress
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
@@ -138,13 +138,15 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> Ex
     if strategy is None:
         raise ExecuteFailed(f"strategy {spec.strategy_id} no longer exists", identity)
     progress.size(3)
+    budget = RunBudget.of(ctx, spec.run_limit)
     request = RunRequest.of_strategy(
         strategy,
         data.feed,
         data.columns,
         data.instrument,
         params=spec.params,
-        cpu_limit_s=ctx.settings.run_cpu_limit_seconds,
+        cpu_limit_s=budget.cpu_s,
+        wall_limit_s=budget.wall_s,
     )
     try:
         run = ctx.engines.run(request, progress.cancel_requested)

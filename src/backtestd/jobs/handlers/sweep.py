@@ -32,14 +32,21 @@ from backtestd.domain.sweeps import (
     SweepRow,
     SweepShardSpec,
     SweepSpec,
+    SweepWorkerLimit,
     TrialCurve,
 )
 from backtestd.engine.equity_curve import equity_points
 from backtestd.engine.metrics import daily_returns, sweep_metrics
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.execute import ExecuteFailed
-from backtestd.jobs.handlers.trial import PreparedData, TrialFailed, evaluate, load_prepared
-from backtestd.jobs.progress import JobCancelled, JobProgress, JobYielded
+from backtestd.jobs.handlers.trial import (
+    PreparedData,
+    RunBudget,
+    TrialFailed,
+    evaluate,
+    load_prepared,
+)
+from backtestd.jobs.progress import JobCancelled, JobFailed, JobProgress, JobYielded
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
 from backtestd.storage.db.repositories.sweeps import SweepJobRepository, SweepRowRepository
@@ -98,6 +105,7 @@ class _Shard:
         except TrialFailed as exc:
             raise ExecuteFailed(str(exc)) from exc
         self.vectors = expand_vectors(self.spec)
+        self.budget = RunBudget.of(ctx, self.spec.run_limit)
 
     def trials(
         self,
@@ -118,7 +126,8 @@ class _Shard:
             self.data.columns,
             self.data.instrument,
             rows=rows,
-            cpu_limit_s=self.ctx.settings.run_cpu_limit_seconds,
+            cpu_limit_s=self.budget.cpu_s,
+            wall_limit_s=self.budget.wall_s,
         )
         try:
             outcomes = self.ctx.engines.run_many(
@@ -227,6 +236,38 @@ class _Turn:
             )
 
 
+class _WorkerTime:
+    """The sweep's use of worker time against its tier's ``maxSweepWorkerSeconds``: the run
+    times of its stored trials, in every shard, plus this shard's rows not yet written; read
+    at most every ``CHECK_SECONDS``."""
+
+    CHECK_SECONDS = 1.0
+
+    def __init__(self, ctx: WorkerContext, sweep_id: str, limit: SweepWorkerLimit | None):
+        self._ctx = ctx
+        self._sweep_id = sweep_id
+        self._limit = limit
+        self._checked = float("-inf")
+
+    def check(self, writer: _RowWriter) -> None:
+        """Raise ``JobFailed`` (after storing what ran) once the sweep has used its time."""
+        if self._limit is None or time.monotonic() - self._checked < self.CHECK_SECONDS:
+            return
+        self._checked = time.monotonic()
+        with self._ctx.database.unit_of_work() as uow:
+            used_ms = SweepRowRepository(uow.session).runtime_ms(self._sweep_id)
+        used_ms += writer.pending_ms()
+        if used_ms < self._limit.seconds * 1000:
+            return
+        writer.flush()
+        raise JobFailed(
+            f"the sweep has used {used_ms / 1000:,.0f} s of worker time, the "
+            f"{self._limit.tier} tier's maxSweepWorkerSeconds of {self._limit.seconds:,}; "
+            "its remaining vectors were not run and the rows that ran are kept (see GET "
+            "/v1/account): sweep fewer vectors (random or lhs samples) or a shorter range"
+        )
+
+
 def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> ShardOutcome:
     shard = _Shard(ctx, job)
     if shard.spec.walk_forward is not None:
@@ -247,9 +288,11 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
     writer = _RowWriter(ctx, shard.sweep_id, progress, len(done))
     todo = [run_ix for run_ix in range(start, stop) if run_ix not in done]
     turn = _Turn(ctx, job.user_id)
+    worker_time = _WorkerTime(ctx, shard.sweep_id, shard.spec.worker_limit)
     try:
         for at in range(0, len(todo), BATCH_VECTORS):
             writer.check_cancel()
+            worker_time.check(writer)
             if turn.over():
                 writer.flush()
                 raise JobYielded(job.job_id)
@@ -294,6 +337,10 @@ class _RowWriter:
             return
         self._last_check = now
         self._progress.check()
+
+    def pending_ms(self) -> int:
+        """Run time of the rows not written yet."""
+        return sum(row.runtime_ms for row in self._pending)
 
     def add(self, row: SweepRow, dropped: list[int]) -> None:
         self._pending.append(row)

@@ -17,7 +17,7 @@ import numpy.typing as npt
 from pydantic import ValidationError
 
 from backtestd.domain.backtest_results import Metrics
-from backtestd.domain.backtests import BaseConfig, PreparedManifest
+from backtestd.domain.backtests import BaseConfig, PreparedManifest, RunLimit
 from backtestd.domain.marketdata import CLOSE_TS, DataType, Instrument, column_dtype
 from backtestd.domain.serial import from_stored
 from backtestd.engine.metrics import compute_metrics
@@ -103,6 +103,24 @@ def _manifest(ctx: WorkerContext, prepare_id: str) -> PreparedManifest:
             f"prepared data of {prepare_id} was written by an earlier release of the service; "
             "prepare the range again"
         ) from None
+
+
+@dataclass(frozen=True)
+class RunBudget:
+    """The CPU and wall-clock limits of one run on a worker."""
+
+    cpu_s: float
+    wall_s: float
+
+    @classmethod
+    def of(cls, ctx: WorkerContext, limit: RunLimit | None) -> RunBudget:
+        """The server's limits (``run_cpu_limit_seconds``, wall twice that plus 5 s), narrowed
+        by the tier's ``maxRunSeconds`` that travelled with the job."""
+        cpu = ctx.settings.run_cpu_limit_seconds
+        wall = 2 * cpu + 5
+        if limit is None:
+            return cls(cpu, wall)
+        return cls(limit.cpu_seconds(cpu), min(wall, limit.seconds))
 
 
 def load_prepared(ctx: WorkerContext, prepare_id: str, data_type: str) -> PreparedData:

@@ -180,6 +180,15 @@ class SweepRowRepository:
         )
         return {int(ix) for ix in result.scalars()}
 
+    def runtime_ms(self, sweep_id: str) -> int:
+        """The worker time the sweep's stored trials took, summed over every shard."""
+        value = self._session.execute(
+            select(func.coalesce(func.sum(sweep_rows.c.runtime_ms), 0)).where(
+                sweep_rows.c.sweep_id == sweep_id
+            )
+        ).scalar_one()
+        return int(value)
+
     def counts(self, sweep_id: str) -> tuple[int, int, datetime | None]:
         """Rows stored, rows aborted, and when the last row was written."""
         done, aborted, last = self._session.execute(
