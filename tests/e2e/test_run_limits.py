@@ -1,5 +1,7 @@
-"""The tier's run limits (issue 26, point 1): ``maxRunSeconds`` bounds one run or sweep vector by
-the wall clock, and ``maxSweepWorkerSeconds`` the worker time a whole sweep may use.
+"""Bounded runs and stored results (issue 26, points 1 and 4): ``maxRunSeconds`` bounds one
+run or sweep vector by the wall clock, ``maxSweepWorkerSeconds`` the worker time a whole sweep
+may use, and a retained trial's curve is stored with at most ``BACKTESTD_SWEEP_CURVE_MAX_POINTS``
+points.
 
 The server lowers the free tier's values so that the limits bite in seconds; the pro tier keeps
 its defaults, and the same requests of a pro user run normally right after.
@@ -20,6 +22,7 @@ from tests.support.strategies import source
 
 FREE_RUN_SECONDS = 2
 FREE_SWEEP_WORKER_SECONDS = 1
+CURVE_MAX_POINTS = 6
 SPIN_WORK = 250  # millions of steps per vector: about 0.3-0.6 s each
 
 
@@ -30,6 +33,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         extra_env={
             "BACKTESTD_TIERS__FREE__MAX_RUN_SECONDS": str(FREE_RUN_SECONDS),
             "BACKTESTD_TIERS__FREE__MAX_SWEEP_WORKER_SECONDS": str(FREE_SWEEP_WORKER_SECONDS),
+            "BACKTESTD_SWEEP_CURVE_MAX_POINTS": str(CURVE_MAX_POINTS),
         },
     )
     live.start()
@@ -103,3 +107,56 @@ def test_a_sweep_stops_at_the_tiers_worker_time_and_keeps_its_rows(server: LiveS
     assert len(body["leaderboard"]) == ran
     used = sum(row["runtimeMs"] for row in body["leaderboard"]) / 1000
     assert used >= FREE_SWEEP_WORKER_SECONDS
+
+
+def test_a_trials_curve_is_stored_thinned_out_keeping_its_extremes(server: LiveServer) -> None:
+    """A trial's curve has one point per trade; it is stored with at most the bound's points
+    (first, last and the extremes kept), and its meta says so. Checked against the full curve
+    of the same vector run as an execute."""
+    pro = auth(server.create_key("curves-pro", tier="pro"), base_url=server.base_url)
+    prepared = _prepared(pro)
+    strategy = str(pro.compile_strategy(source("ema_cross.java")).strategy_id)
+    path = f"/backtest/sim/ticker/executeSweep/{prepared}"
+    accepted = call(
+        server,
+        pro,
+        "POST",
+        path,
+        json={"strategyId": strategy, "sweep": {"params": {"fast": {"values": [3, 5]}}}},
+    )
+    assert accepted.status_code == 202, accepted.text
+    sweep_id = accepted.json()["sweepId"]
+    deadline = time.monotonic() + 180
+    while (body := call(server, pro, "GET", f"{path}/{sweep_id}").json())["status"] == "RUNNING":
+        assert time.monotonic() < deadline
+        time.sleep(0.3)
+    rows = [r for r in body["leaderboard"] if r.get("equityCurve")]
+    row = max(rows, key=lambda r: r["trades"])
+    assert row["trades"] + 1 > CURVE_MAX_POINTS, "the test needs a trial with more trades"
+    pointer_meta = row["equityCurve"]["meta"]
+    served = call(server, pro, "GET", f"{path}/{sweep_id}/runs/{row['runIx']}/equityCurve")
+    assert served.status_code == 200, served.text
+    curve = served.json()
+
+    execute = call(
+        server,
+        pro,
+        "POST",
+        "/backtest/sim/ticker/execute",
+        json={"prepareJobId": prepared, "strategyId": strategy, "params": row["params"]},
+    )
+    assert execute.status_code == 202, execute.text
+    full = wait_result(pro, "sim", "ticker", execute.json()["jobId"])["results"]["equityCurve"]
+    full_equities = [p["equity"] for p in full["points"]]
+    stored = curve["points"]
+
+    assert len(full_equities) == row["trades"] + 1
+    for meta in (curve["meta"], pointer_meta):
+        assert meta["inputPointCount"] == len(full_equities)
+        assert meta["resampled"] is True
+    assert len(stored) <= CURVE_MAX_POINTS
+    assert (stored[0], stored[-1]) == (full["points"][0], full["points"][-1])
+    equities = [p["equity"] for p in stored]
+    assert (max(equities), min(equities)) == (max(full_equities), min(full_equities))
+    full_points = {(p["timestamp"], p["equity"]) for p in full["points"]}
+    assert {(p["timestamp"], p["equity"]) for p in stored} <= full_points

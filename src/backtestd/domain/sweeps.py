@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from backtestd.domain.backtests import STRICT, BaseConfig, RunLimit
-from backtestd.domain.equity import OutMode
+from backtestd.domain.equity import EquityCurveMeta, OutMode
 from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 
 ParamScalar = bool | int | float | str
@@ -213,6 +213,16 @@ class TrialCurve:
 
     ts: tuple[int, ...]
     eq: tuple[float, ...]
+    # Points of the trial's full curve when more than the stored bound were thinned out at
+    # store time (``BACKTESTD_SWEEP_CURVE_MAX_POINTS``); None when it is stored whole.
+    full_points: int | None = None
+
+    def served_meta(self, meta: EquityCurveMeta) -> EquityCurveMeta:
+        """The meta of a curve served from this stored one: when it was stored thinned out,
+        the trial's full curve is the input and the served one is resampled."""
+        if self.full_points is None:
+            return meta
+        return replace(meta, input_point_count=self.full_points, resampled=True)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ per row batch, not once per poll, and never goes stale. The views are domain val
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
@@ -306,10 +306,11 @@ def trial_curve(
     if row is None or row.curve is None or row.run_ix not in view.served_curves:
         return None
     prefs = view.spec.curves
-    return build_equity_curve(
+    shaped = build_equity_curve(
         np.asarray(row.curve.ts, dtype=np.int64),
         np.asarray(row.curve.eq, dtype=np.float64),
         resample_to=resample if resample is not None else prefs.resample,
         delta=differential if differential is not None else prefs.differential,
         out_mode=out_mode if out_mode is not None else prefs.out_mode,
     )
+    return replace(shaped, meta=row.curve.served_meta(shaped.meta))

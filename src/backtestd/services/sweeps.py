@@ -401,7 +401,7 @@ class SweepService:
                 delta=prefs.differential,
                 out_mode=prefs.out_mode,
             )
-            metas[run_ix] = view.memo.curve_metas[run_ix] = meta
+            metas[run_ix] = view.memo.curve_metas[run_ix] = curve.served_meta(meta)
         return metas
 
     def curve_row(self, view: SweepView, run_ix: int) -> SweepRow | None:

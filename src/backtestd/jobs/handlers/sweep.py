@@ -35,7 +35,7 @@ from backtestd.domain.sweeps import (
     SweepWorkerLimit,
     TrialCurve,
 )
-from backtestd.engine.equity_curve import equity_points
+from backtestd.engine.equity_curve import equity_points, resample
 from backtestd.engine.metrics import daily_returns, sweep_metrics
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.execute import ExecuteFailed
@@ -180,8 +180,14 @@ class _Shard:
         curve = None
         if portfolio.trades.count and keep_curve(value, run_ix):
             ts, eq = equity_points(portfolio)
+            full = len(ts)
+            bound = self.ctx.settings.sweep_curve_max_points
+            if full > bound:
+                ts, eq = resample(ts, eq, bound)
             # Timestamps as integers: JSON-encoding an int is cheaper than a float.
-            curve = TrialCurve(tuple(ts.tolist()), tuple(eq.tolist()))
+            curve = TrialCurve(
+                tuple(ts.tolist()), tuple(eq.tolist()), full if full > bound else None
+            )
         row = SweepRow(
             sweep_id=self.sweep_id,
             run_ix=run_ix,
