@@ -597,10 +597,14 @@ def test_dataset_limits_accounting_and_reaping(tmp_path: Path) -> None:
         url = state.version.data_url
         assert httpx.get(url, timeout=30).status_code == 200
         stored = list((server.data_dir / "objects").rglob(f"{state.version.id}.*"))
-        assert len(stored) == 1
+        # the version and the preview base its ingest stored beside it
+        assert sorted(path.name.split(".", 1)[1] for path in stored) == [
+            "lastra",
+            "lastra.preview.npz",
+        ]
         frank.delete_dataset(second.dataset_id)
         assert httpx.get(url, timeout=30).status_code == 404
-        assert not stored[0].exists()
+        assert not [path for path in stored if path.exists()]
         usage = call(server, frank, "GET", "/account/usage").json()
         assert usage["datasetsUsed"] == 1
         assert usage["datasetBytesUsed"] == 0

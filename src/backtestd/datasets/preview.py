@@ -1,9 +1,20 @@
-"""A dataset version's close series, shortened for a chart without hiding its extremes."""
+"""A dataset version's close series, shortened for a chart without hiding its extremes.
+
+The base every preview is cut from (:class:`PreviewBase`, at most ``BASE_POINTS`` points) is
+computed where the version is written, on a worker, and stored beside it as a small ``.npz``
+object; the API only reads that object, never the version itself (issue 26: previews read whole
+versions in the API process).
+"""
 
 from __future__ import annotations
 
+import io
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
+
+from backtestd.datasets.version_file import VersionData
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -35,3 +46,38 @@ def downsample_extrema(ts: I64, values: F64, buckets: int) -> tuple[I64, F64]:
         keep.extend(sorted(picks))
     index = np.asarray(keep, dtype=np.int64)
     return ts[index], values[index]
+
+
+BASE_POINTS = 20_000
+"""The most a preview may ask for (the route's bound): the base every preview is cut from."""
+
+
+@dataclass(frozen=True)
+class PreviewBase:
+    """A version's row count and its close series reduced to at most ``BASE_POINTS`` points."""
+
+    rows: int
+    ts_us: I64
+    close: F64
+
+    @classmethod
+    def of(cls, data: VersionData) -> PreviewBase:
+        ts, close = downsample_extrema(data.ts_us, data.columns["close"], BASE_POINTS // 4)
+        return cls(len(data.ts_us), ts, close)
+
+    def encode(self) -> bytes:
+        """The stored object: an ``.npz`` of plain arrays (read back without pickle)."""
+        buffer = io.BytesIO()
+        np.savez(
+            buffer, rows=np.array([self.rows], dtype=np.int64), ts_us=self.ts_us, close=self.close
+        )
+        return buffer.getvalue()
+
+    @classmethod
+    def decode(cls, blob: bytes) -> PreviewBase:
+        with np.load(io.BytesIO(blob), allow_pickle=False) as arrays:
+            return cls(
+                int(arrays["rows"][0]),
+                arrays["ts_us"].astype(np.int64, copy=False),
+                arrays["close"].astype(np.float64, copy=False),
+            )

@@ -1,10 +1,13 @@
 """A ready dataset's close series, downsampled for a preview chart (the dashboard's dataset
 view).
 
-Reading a version is the costly part (the whole file, in the API process), so it happens once
-per version: the version is reduced to a base of at most ``BASE_POINTS`` points (extremes kept)
-and that base is cached; every ``points`` a request asks for is cut from the cached base, which
-costs microseconds. Reads of versions not yet cached are bounded: one in flight per user and
+Every preview is cut from the version's preview base (``datasets/preview.py``: at most
+``BASE_POINTS`` points, extremes kept), which the worker that wrote the version stored beside
+it; reading it is one small object, so a preview never reads a version in the API process.
+Bases are cached per version, so every ``points`` a request asks for costs microseconds.
+
+Versions written before bases were stored (or whose base could not be stored) are read once
+here and their base stored for next time; those reads are bounded: one in flight per user and
 ``MAX_READS_IN_FLIGHT`` in all, so one user asking for many previews of a large dataset at once
 gets 429s instead of holding the API for everyone (issue 26 measured 48 concurrent previews with
 different ``points`` timing the API out for three minutes).
@@ -14,33 +17,23 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter, OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from threading import Lock
 
-import numpy as np
-import numpy.typing as npt
-
-from backtestd.datasets.preview import downsample_extrema
+from backtestd.datasets.preview import BASE_POINTS, PreviewBase, downsample_extrema
 from backtestd.datasets.version_file import VersionData, read_version
 from backtestd.domain.accounts import Principal
 from backtestd.domain.datasets import DatasetPreview, DatasetStatus, DatasetVersion
 from backtestd.errors import Conflict, LimitExceeded
 from backtestd.services.datasets import DatasetService
 from backtestd.settings import Settings
+from backtestd.storage.objects.keys import dataset_preview_key
 from backtestd.storage.objects.store import ObjectStore
 
 CACHE_SIZE = 32
-BASE_POINTS = 20_000
-"""The most a preview may ask for (the route's bound): the base every preview is cut from."""
 MAX_READS_IN_FLIGHT = 2
 
-
-@dataclass(frozen=True)
-class _Base:
-    rows: int
-    ts_us: npt.NDArray[np.int64]
-    close: npt.NDArray[np.float64]
+__all__ = ["BASE_POINTS", "DatasetPreviews"]
 
 
 class DatasetPreviews:
@@ -48,7 +41,7 @@ class DatasetPreviews:
         self._settings = settings
         self._datasets = datasets
         self._objects = objects
-        self._cache: OrderedDict[str, _Base] = OrderedDict()
+        self._cache: OrderedDict[str, PreviewBase] = OrderedDict()
         self._reading: Counter[str] = Counter()
         self._lock = Lock()
 
@@ -72,13 +65,17 @@ class DatasetPreviews:
             close=tuple(float(c) for c in close),
         )
 
-    def _base(self, user_id: str, version: DatasetVersion) -> _Base:
+    def _base(self, user_id: str, version: DatasetVersion) -> PreviewBase:
         key = version.version_id
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached
+        stored = self._objects.get(dataset_preview_key(version.object_key))
+        if stored is not None:
+            return self._remember(key, PreviewBase.decode(stored))
+        with self._lock:
             if self._reading[user_id]:
                 raise LimitExceeded(
                     "a preview of yours is already being computed; retry when it is done "
@@ -90,14 +87,14 @@ class DatasetPreviews:
                 )
             self._reading[user_id] += 1
         try:
-            data = self._read(version)
-            ts, close = downsample_extrema(
-                data.ts_us, data.columns["close"], max(1, BASE_POINTS // 4)
-            )
-            base = _Base(len(data.ts_us), ts, close)
+            base = PreviewBase.of(self._read(version))
         finally:
             with self._lock:
                 self._reading[user_id] -= 1
+        self._objects.put(dataset_preview_key(version.object_key), base.encode())
+        return self._remember(key, base)
+
+    def _remember(self, key: str, base: PreviewBase) -> PreviewBase:
         with self._lock:
             self._cache[key] = base
             while len(self._cache) > CACHE_SIZE:

@@ -1,6 +1,7 @@
 """Dataset previews on real parts (SQLite, the local object store, a worker that ingested the
-version): a version is read once whatever ``points`` are asked, every answer keeps the series'
-extremes, and reads of uncached versions are bounded per user and in all."""
+version): the worker stores the version's preview base, so the API never reads the version;
+every answer keeps the series' extremes; versions without a stored base (written before bases
+were stored) are read once, their reads bounded per user and in all, and their base stored."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from backtestd.jobs.runner import process_job
 from backtestd.services.container import Services
 from backtestd.services.dataset_preview import DatasetPreviews
 from backtestd.settings import Settings
+from backtestd.storage.objects.keys import dataset_preview_key
 from tests.support.dataset_jobs import dataset_services, upload
 
 ANNA = Principal("preview-anna", "pro")
@@ -71,7 +73,16 @@ def _ready_dataset(
     return dataset_id
 
 
-def test_many_different_point_counts_read_the_version_once_and_keep_its_extremes(
+def _without_stored_base(services: Services, who: Principal, dataset_id: str) -> None:
+    """Make the version look like one written before preview bases were stored."""
+    version = services.datasets.get(who, dataset_id).version
+    assert version is not None
+    key = dataset_preview_key(version.object_key)
+    assert services.objects.get(key) is not None  # the worker stored it
+    services.objects.delete(key)
+
+
+def test_the_api_reads_no_version_and_every_cut_keeps_the_extremes(
     parts: tuple[Services, WorkerContext], tmp_path: Path
 ) -> None:
     previews = CountingPreviews(parts[0])
@@ -80,7 +91,7 @@ def test_many_different_point_counts_read_the_version_once_and_keep_its_extremes
 
     answers = [previews.preview(ANNA, dataset_id, points) for points in range(8, 20_000, 411)]
 
-    assert previews.reads == 1
+    assert previews.reads == 0  # the base the ingest stored is all the API reads
     for points, answer in zip(range(8, 20_000, 411), answers, strict=True):
         assert answer.rows == ROWS
         assert answer.downsampled
@@ -98,6 +109,8 @@ def test_reads_of_uncached_versions_are_bounded_per_user_and_in_all(
     second = _ready_dataset(parts, ANNA, "second", tmp_path)
     boris = _ready_dataset(parts, BORIS, "boris", tmp_path)
     carla = _ready_dataset(parts, CARLA, "carla", tmp_path)
+    for who, dataset_id in ((ANNA, first), (ANNA, second), (BORIS, boris), (CARLA, carla)):
+        _without_stored_base(parts[0], who, dataset_id)
     gate = threading.Event()
     previews.hold = gate
     readers = [
@@ -122,3 +135,6 @@ def test_reads_of_uncached_versions_are_bounded_per_user_and_in_all(
     assert previews.preview(CARLA, carla, 100).rows == ROWS
     assert previews.preview(ANNA, first, 50).rows == ROWS  # cached: no read
     assert previews.reads == 4
+    another_replica = CountingPreviews(parts[0])
+    assert another_replica.preview(BORIS, boris, 100).rows == ROWS
+    assert another_replica.reads == 0  # the base computed once was stored for every replica

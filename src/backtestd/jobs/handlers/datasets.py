@@ -12,6 +12,7 @@ the session ended with, without redoing the work.
 
 from __future__ import annotations
 
+import logging
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -19,6 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from backtestd.datasets.ingest import IngestError, IngestResult, build_version, ingest_upload
+from backtestd.datasets.preview import PreviewBase
+from backtestd.datasets.version_file import read_version
 from backtestd.domain.datasets import (
     DatasetImportSpec,
     DatasetIngestSpec,
@@ -47,7 +50,9 @@ from backtestd.jobs.progress import JobFailed, JobProgress
 from backtestd.storage.db.engine import UnitOfWork
 from backtestd.storage.db.repositories.datasets import DatasetRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
-from backtestd.storage.objects.keys import dataset_version_key
+from backtestd.storage.objects.keys import dataset_preview_key, dataset_version_key
+
+log = logging.getLogger(__name__)
 
 DECOMPRESSED_FACTOR = 4
 """An upload may unpack to this many times ``maxDatasetBytes`` (a CSV shrinks as lastra)."""
@@ -124,6 +129,7 @@ def publish(ctx: WorkerContext, job: JobRecord, result: IngestResult) -> Version
     version_id = f"dsv_{job.job_id}"
     key = dataset_version_key(job.user_id, dataset_id, version_id, result.data_format.value)
     ctx.objects.put_file(key, result.path)
+    _store_preview_base(ctx, key, result)
     now = ctx.clock()
     version = DatasetVersion(
         version_id=version_id,
@@ -149,6 +155,17 @@ def publish(ctx: WorkerContext, job: JobRecord, result: IngestResult) -> Version
         ctx.objects.delete(key)
         raise fail(ctx, job, str(exc)) from None
     return VersionOutcome(dataset_id, version_id, result.rows)
+
+
+def _store_preview_base(ctx: WorkerContext, version_key: str, result: IngestResult) -> None:
+    """Compute the version's preview base here, on the worker, while its file is at hand, so
+    the API never reads a whole version for a preview. A failure only costs the first preview
+    a bounded read in the API (``services/dataset_preview.py``), so it is logged, not raised."""
+    try:
+        base = PreviewBase.of(read_version(result.path, result.data_format))
+        ctx.objects.put(dataset_preview_key(version_key), base.encode())
+    except Exception:
+        log.warning("could not store the preview base of %s", version_key, exc_info=True)
 
 
 def _commit_version(

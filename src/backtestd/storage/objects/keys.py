@@ -55,6 +55,11 @@ def dataset_version_key(user_id: str, dataset_id: str, version_id: str, extensio
     return f"datasets/{user_id}/{dataset_id}/versions/{version_id}.{extension}"
 
 
+def dataset_preview_key(version_key: str) -> str:
+    """The preview base stored beside a dataset version (``datasets/preview.py``)."""
+    return f"{version_key}.preview.npz"
+
+
 def dataset_of_key(key: str) -> tuple[str, str] | None:
     """The (user id, dataset id) a dataset object's key belongs to; ``None`` for other keys.
 

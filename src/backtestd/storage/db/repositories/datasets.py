@@ -31,6 +31,7 @@ from backtestd.domain.datasets import (
 from backtestd.domain.marketdata import DataKind
 from backtestd.storage.db.conditions import status_in
 from backtestd.storage.db.tables import dataset_uploads, dataset_versions, datasets
+from backtestd.storage.objects.keys import dataset_preview_key
 
 UPLOAD_CAP = "upload_cap"
 """The key of a session's PUT cap in its ``spec`` JSON column (imports store ``{}``)."""
@@ -203,8 +204,9 @@ class DatasetRepository:
         return [_dataset(r) for r in self._session.execute(query).mappings()]
 
     def purge_files_of(self, dataset_id: str) -> list[str]:
-        """Forget a deleted dataset's versions and sessions; the object keys to delete."""
-        keys = [
+        """Forget a deleted dataset's versions and sessions; the object keys to delete (each
+        version's file and its preview base)."""
+        versions = [
             str(key)
             for key in self._session.execute(
                 select(dataset_versions.c.object_key).where(
@@ -212,6 +214,7 @@ class DatasetRepository:
                 )
             ).scalars()
         ]
+        keys = versions + [dataset_preview_key(key) for key in versions]
         keys += [
             str(key)
             for key in self._session.execute(
