@@ -1,13 +1,16 @@
 """Black-box: every code block of the user guide (docs/guide/) works as its page says.
 
-Each ``java``/``qtscript`` block is registered on a live server, validated, and backtested over a
-small ``sim`` range (or fails exactly as its marker says); the runnable ``python``/``bash`` blocks are
-executed against the same server. So the guide cannot rot: a change to the engine, the sandbox or
-the API that breaks an example breaks this test. The markers are described in tests/support/guide.py.
+Each ``java``/``qtscript`` block is registered on a live server, validated, and backtested over
+a small ``sim`` range (or fails exactly as its marker says); the runnable ``python``/``bash``
+blocks are executed against the same server. So the guide cannot rot: a change to the engine, the
+sandbox or the API that breaks an example breaks this test. The markers are described in
+tests/support/guide.py.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import shutil
@@ -96,8 +99,8 @@ def _backtest(
     session: AuthenticatedSession,
     cache: dict[tuple[str, str, str], str],
     block: Block,
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Register, validate and run ``block``; returns (strategy state, result body)."""
+) -> tuple[dict[str, Any], str]:
+    """Register, validate and run ``block``; returns (result body, signals CSV path)."""
     registered = _register(server, session, block)
     assert registered.status_code == 200, (block.id, registered.text)
     strategy_id = registered.json()["strategyId"]
@@ -113,7 +116,10 @@ def _backtest(
         body["params"] = json.loads(block.get("params") or "{}")
     accepted = call(server, session, "POST", f"/backtest/sim/{kind}/execute", json=body)
     assert accepted.status_code == 202, (block.id, accepted.text)
-    return state, wait_result(session, "sim", kind, accepted.json()["jobId"])
+    job_id = accepted.json()["jobId"]
+    return wait_result(
+        session, "sim", kind, job_id
+    ), f"/backtest/sim/{kind}/execute/{job_id}/signals"
 
 
 def test_the_guide_has_strategy_blocks_of_both_languages_and_runnable_scripts() -> None:
@@ -145,13 +151,15 @@ def test_guide_strategy_block_behaves_as_its_page_says(
     if expect == "validation-failed":
         response = _register(live_server, session, block)
         assert response.status_code == 200, response.text
+        for text in block.all("warning"):
+            assert any(text in w for w in response.json().get("warnings", [])), response.json()
         state = _verdict(live_server, session, response.json()["strategyId"])
         assert state["validation"] == "failed", state
         for text in block.all("message"):
             assert text in state["detail"], state
             assert any(text in n["message"] for n in state["notices"]), state
         return
-    _, body = _backtest(live_server, session, prepared, block)
+    body, signals_path = _backtest(live_server, session, prepared, block)
     assert body["state"]["status"] == "Completed", (block.id, body["state"])
     results = body["results"]
     assert results["signalCount"] >= int(block.get("signals", "1") or "1"), results
@@ -159,6 +167,14 @@ def test_guide_strategy_block_behaves_as_its_page_says(
         assert any(text in n["message"] for n in results.get("notices", [])), results
     if block.get("params"):
         assert results["params"] == json.loads(block.get("params") or "{}")
+    if block.all("info-field"):
+        rows = list(
+            csv.DictReader(io.StringIO(call(live_server, session, "GET", signals_path).text))
+        )
+        infos = [json.loads(row["info"]) for row in rows if row["side"] == "0"]
+        for expected in block.all("info-field"):
+            name, _, value = expected.partition(":")
+            assert any(info.get(name) == json.loads(value) for info in infos), infos[:5]
 
 
 TWINS: dict[str, list[Block]] = defaultdict(list)
@@ -180,7 +196,7 @@ def test_java_and_qtscript_twins_trade_identically(
     assert {b.language for b in blocks} == {"java", "qtscript"}, [b.id for b in blocks]
     outcomes = set()
     for block in blocks:
-        _, body = _backtest(live_server, reader[1], prepared, block)
+        body, _ = _backtest(live_server, reader[1], prepared, block)
         results = body["results"]
         outcomes.add((results.get("totalTrades"), results.get("pnlTotal"), results["signalCount"]))
     assert len(outcomes) == 1, outcomes

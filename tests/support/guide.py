@@ -1,8 +1,8 @@
 """The code blocks of the user guide (docs/guide/*.md) and the markers that say how to check them.
 
-Every fenced block tagged ``java``, ``qtscript``, ``python`` or ``bash`` is collected. A marker is an
-HTML comment on the lines just before the fence (blank lines may separate them), invisible when the
-page is rendered::
+Every fenced block tagged ``java``, ``qtscript``, ``python`` or ``bash`` is collected. A marker
+is an HTML comment on the lines just before the fence (blank lines may separate them), invisible
+when the page is rendered::
 
     <!-- guide: expect=compile-error message="Line 7, Column 20: incompatible types" -->
 
@@ -11,7 +11,9 @@ repeat. tests/e2e/test_guide.py reads these keys:
 
 * strategy blocks (``java``, ``qtscript``): ``expect`` = ``run`` (the default: validation passes and
   the backtest completes with at least ``signals`` signals, default 1), ``compile-error``,
-  ``validation-failed``; ``message`` (text the error or verdict must contain, repeatable); ``type``
+  ``validation-failed``; ``message`` (text the error or verdict must contain, repeatable),
+  ``warning`` (text a registration warning must contain, repeatable), ``info-field``
+  (``name:json`` that one stored info signal must carry, repeatable); ``type``
   (``ticker`` or ``kline``, default from the strategy's required source), ``cadence`` (kline,
   default ``1m``), ``instrument`` (default ``BTC/USDT``), ``params`` (JSON for execute), ``notice``
   (text one result notice must contain), ``twin`` (blocks with the same twin name must give the
