@@ -158,6 +158,23 @@ def test_guide_strategy_block_behaves_as_its_page_says(
         for text in block.all("message"):
             assert text in state["detail"], state
             assert any(text in n["message"] for n in state["notices"]), state
+        # the page says a backtest of it fails the same way: validation does not gate execute
+        kind = SOURCE_TYPES[(state.get("requiredSources") or ["Ticker"])[0]]
+        job = call(
+            live_server,
+            session,
+            "POST",
+            f"/backtest/sim/{kind}/execute",
+            json={
+                "prepareJobId": _prepare(session, prepared, block, kind),
+                "strategyId": state["strategyId"],
+            },
+        )
+        assert job.status_code == 202, job.text
+        failed = wait_result(session, "sim", kind, job.json()["jobId"])["state"]
+        assert failed["status"] == "Failed", failed
+        for text in block.all("message"):
+            assert text in failed["statusDetail"], failed
         return
     body, signals_path = _backtest(live_server, session, prepared, block)
     assert body["state"]["status"] == "Completed", (block.id, body["state"])
