@@ -130,6 +130,13 @@ def test_the_guide_has_strategy_blocks_of_both_languages_and_runnable_scripts() 
     assert {b.get("expect") for b in STRATEGIES} >= {None, "compile-error", "validation-failed"}
     known = {None, "run", "compile-error", "validation-failed"}
     assert all(b.get("expect") in known for b in STRATEGIES), [b.id for b in STRATEGIES]
+    # a misspelt key would silently check nothing
+    strategy_keys = {"expect", "message", "warning", "info-field", "type", "cadence"}
+    strategy_keys |= {"instrument", "params", "notice", "twin", "file", "signals"}
+    for block in STRATEGIES:
+        assert set(block.marker) <= strategy_keys, (block.id, block.marker)
+    for block in guide_blocks(SCRIPT_LANGUAGES):
+        assert set(block.marker) <= {"run", "args", "output"}, (block.id, block.marker)
 
 
 @pytest.mark.parametrize("block", STRATEGIES, ids=[b.id for b in STRATEGIES])
