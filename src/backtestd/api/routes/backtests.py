@@ -18,6 +18,7 @@ from backtestd.api.schemas.backtests import (
     PrepareRequest,
 )
 from backtestd.api.schemas.common import ResponseDocs, ResponseError
+from backtestd.api.schemas.paths import DataTypePath
 from backtestd.services import job_views
 from backtestd.services.backtests import ExecuteInput, PrepareInput
 
@@ -39,7 +40,7 @@ BASE = "/backtest/{exchangeId}/{type}"
 )
 def prepare(
     exchangeId: str,
-    type: str,
+    type: DataTypePath,
     body: PrepareRequest,
     principal: BacktestsWrite,
     services: ServicesDep,
@@ -68,7 +69,7 @@ def prepare(
     summary="State and coverage of a prepare job",
 )
 def prepare_state(
-    exchangeId: str, type: str, jobId: str, principal: BacktestsRead, services: ServicesDep
+    exchangeId: str, type: DataTypePath, jobId: str, principal: BacktestsRead, services: ServicesDep
 ) -> PrepareJobState:
     job = services.backtests.prepare_state(principal, exchangeId, type, jobId)
     return PrepareJobState.of(job)
@@ -83,7 +84,7 @@ def prepare_state(
 )
 def execute(
     exchangeId: str,
-    type: str,
+    type: DataTypePath,
     body: ExecuteBacktestBody,
     principal: BacktestsExecute,
     services: ServicesDep,
@@ -113,7 +114,7 @@ def execute(
 )
 def execute_result(
     exchangeId: str,
-    type: str,
+    type: DataTypePath,
     jobId: str,
     principal: BacktestsRead,
     services: ServicesDep,
@@ -134,7 +135,11 @@ def execute_result(
     summary="Cancel a prepare (additive: its state later reads Aborted)",
 )
 def cancel_prepare(
-    exchangeId: str, type: str, jobId: str, principal: BacktestsWrite, services: ServicesDep
+    exchangeId: str,
+    type: DataTypePath,
+    jobId: str,
+    principal: BacktestsWrite,
+    services: ServicesDep,
 ) -> CancelBacktestResponse:
     services.backtests.cancel_prepare(principal, exchangeId, type, jobId)
     return CancelBacktestResponse(jobId=jobId)
@@ -147,7 +152,11 @@ def cancel_prepare(
     summary="Cancel a backtest",
 )
 def cancel_execute(
-    exchangeId: str, type: str, jobId: str, principal: BacktestsWrite, services: ServicesDep
+    exchangeId: str,
+    type: DataTypePath,
+    jobId: str,
+    principal: BacktestsWrite,
+    services: ServicesDep,
 ) -> CancelBacktestResponse:
     services.backtests.cancel_execute(principal, exchangeId, type, jobId)
     return CancelBacktestResponse(jobId=jobId)
@@ -168,7 +177,7 @@ def cancel_execute(
     summary="Stored signals of a backtest as CSV (additive; the parquet is results.signalsUrl)",
 )
 def execute_signals_csv(
-    exchangeId: str, type: str, jobId: str, principal: BacktestsRead, services: ServicesDep
+    exchangeId: str, type: DataTypePath, jobId: str, principal: BacktestsRead, services: ServicesDep
 ) -> Response:
     content = services.signals.csv(principal, exchangeId, type, jobId)
     return Response(

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Path, Query
 from backtestd.api.deps import BacktestsExecute, BacktestsRead, BacktestsWrite, ServicesDep
 from backtestd.api.schemas.backtests import EquityCurveResult
 from backtestd.api.schemas.common import ResponseError
+from backtestd.api.schemas.paths import DataTypePath
 from backtestd.api.schemas.sweeps import (
     CancelSweepResponse,
     ExecuteSweepAccepted,
@@ -69,7 +70,7 @@ def _request(body: ExecuteSweepRequest) -> SweepRequest:
 )
 def submit_sweep(
     exchangeId: str,
-    type: str,
+    type: DataTypePath,
     requestId: str,
     body: ExecuteSweepRequest,
     principal: BacktestsExecute,
@@ -88,7 +89,7 @@ def submit_sweep(
 )
 def sweep_result(
     exchangeId: str,
-    type: str,
+    type: DataTypePath,
     requestId: str,
     sweepId: str,
     principal: BacktestsRead,
@@ -119,7 +120,7 @@ def sweep_result(
 )
 def cancel_sweep(
     exchangeId: str,
-    type: str,
+    type: DataTypePath,
     requestId: str,
     sweepId: str,
     principal: BacktestsWrite,
@@ -138,7 +139,7 @@ def cancel_sweep(
 )
 def sweep_sensitivity(
     exchangeId: str,
-    type: str,
+    type: DataTypePath,
     requestId: str,
     sweepId: str,
     principal: BacktestsRead,
@@ -159,7 +160,7 @@ def sweep_sensitivity(
 )
 def trial_equity_curve(
     exchangeId: str,
-    type: str,
+    type: DataTypePath,
     requestId: str,
     sweepId: str,
     runIx: Annotated[int, Path(ge=0, le=MAX_RUN_IX)],
