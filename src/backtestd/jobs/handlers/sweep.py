@@ -216,11 +216,12 @@ class _Turn:
     and another user's job (queued with a better fair-share priority) would still wait for all
     of them. Once the turn is over, the database is asked, at most every ``CHECK_SECONDS``,
     whether another user's job is waiting; a job submitted less than ``GRACE`` ago is not
-    counted, since it usually finds an idle worker by itself.
+    counted, since it usually finds an idle worker by itself. Batches of slow vectors are cut
+    to about a turn (``batch_size``), since a waiting job also waits for the batch in flight.
     """
 
     CHECK_SECONDS = 0.5
-    GRACE = timedelta(seconds=1)
+    GRACE = timedelta(seconds=0.25)
 
     def __init__(self, ctx: WorkerContext, user_id: str) -> None:
         self._ctx = ctx
@@ -228,6 +229,19 @@ class _Turn:
         self._length = ctx.settings.shard_slice_seconds
         self._started = time.monotonic()
         self._checked = self._started
+        self._vector_s = 0.0  # the last batch's time per vector
+
+    def ran(self, vectors: int, seconds: float) -> None:
+        self._vector_s = seconds / max(1, vectors)
+
+    def batch_size(self) -> int:
+        """``BATCH_VECTORS``, or fewer when vectors are slow: a batch is not interrupted, so a
+        waiting job waits for the batch in flight, which should not outlast a turn."""
+        if self._length <= 0:
+            return BATCH_VECTORS
+        if self._vector_s <= 0:
+            return 1  # the first batch measures a vector: it might take maxRunSeconds
+        return max(1, min(BATCH_VECTORS, int(self._length / self._vector_s)))
 
     def over(self) -> bool:
         if self._length <= 0:
@@ -295,17 +309,22 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
     todo = [run_ix for run_ix in range(start, stop) if run_ix not in done]
     turn = _Turn(ctx, job.user_id)
     worker_time = _WorkerTime(ctx, shard.sweep_id, shard.spec.worker_limit)
+    at = 0
     try:
-        for at in range(0, len(todo), BATCH_VECTORS):
+        while at < len(todo):
             writer.check_cancel()
             worker_time.check(writer)
             if turn.over():
                 writer.flush()
                 raise JobYielded(job.job_id)
-            batch = [(ix, shard.vectors[ix]) for ix in todo[at : at + BATCH_VECTORS]]
+            size = turn.batch_size()
+            batch = [(ix, shard.vectors[ix]) for ix in todo[at : at + size]]
+            at += len(batch)
             rule = partial(may_keep, shard.spec.objective, list(kept), keep)
+            started = time.monotonic()
             for trial in shard.trials(batch, None, rule, progress):
                 writer.add(trial.row, keep_best(shard.spec.objective, kept, trial, keep))
+            turn.ran(len(batch), time.monotonic() - started)
     except JobCancelled:
         writer.flush(update=False)  # finished rows stay readable
         raise
