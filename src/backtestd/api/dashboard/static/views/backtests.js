@@ -5,7 +5,7 @@ import { $, bar, esc, tableWrap, toast, view } from "../lib/dom.js";
 import { isoUtc, ratioPercent } from "../lib/format.js";
 import { TERMINAL, poll, whileShown } from "../lib/poll.js";
 import { register } from "../lib/router.js";
-import { executeLabel, prepareLabel, preparedOptions, resultPath } from "./jobs.js";
+import { executeLabel, knowDatasets, prepareLabel, preparedOptions, resultPath } from "./jobs.js";
 import { strategyLabel } from "./strategies.js";
 
 const PAGE = 50;
@@ -28,6 +28,7 @@ async function backtestsView() {
   const [{ data: exchanges }, strategies, { data: datasets }, prepares] = await Promise.all([
     api("GET", "/exchanges"), strategyNames(), api("GET", "/datasets"), listAll("/backtest/jobs?kind=prepare", "jobs", 200),
   ]);
+  knowDatasets(datasets.datasets);
   const ready = datasets.datasets.filter((d) => d.status === "ready");
   view().innerHTML = `
     <section class="card"><h2>Prepare data</h2><form id="prepare-form"><div class="row">

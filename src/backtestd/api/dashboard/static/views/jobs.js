@@ -8,8 +8,13 @@ export function windowLabel(w) {
   return `${w.instrument} ${isoUtc(w.from)} → ${isoUtc(w.to)} UTC (${w.cadence})`;
 }
 
+// Dataset names by id, for labels of prepares of user datasets (set by views that list them).
+const datasetNames = new Map();
+export function knowDatasets(datasets) { for (const d of datasets) datasetNames.set(d.datasetId, d.name); }
+
 export function prepareLabel(job) {
-  const source = job.exchangeId === "user" ? `dataset ${job.window?.datasetId?.slice(0, 8) ?? ""}…` : job.exchangeId;
+  const id = job.window?.datasetId;
+  const source = job.exchangeId === "user" ? `dataset ${datasetNames.get(id) ?? `${String(id).slice(0, 8)}…`}` : job.exchangeId;
   return `${source} ${job.type} · ${windowLabel(job.window)}`;
 }
 

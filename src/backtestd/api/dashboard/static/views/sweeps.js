@@ -4,7 +4,7 @@ import { api, listAll, showError, strategyNames } from "../lib/api.js";
 import { $, esc, tableWrap, view } from "../lib/dom.js";
 import { isoUtc } from "../lib/format.js";
 import { register } from "../lib/router.js";
-import { preparedOptions, sweepPath, windowLabel } from "./jobs.js";
+import { knowDatasets, preparedOptions, sweepPath, windowLabel } from "./jobs.js";
 import { strategyLabel } from "./strategies.js";
 
 export const OBJECTIVES = ["sharpe", "sortino", "pnl", "maxdd"];
@@ -55,7 +55,8 @@ function sweepRow(s) {
 }
 
 async function sweepsView() {
-  const [strategies, prepares, sweeps] = await Promise.all([strategyNames(), listAll("/backtest/jobs?kind=prepare", "jobs", 200), listAll("/backtest/sweeps", "sweeps", 100)]);
+  const [strategies, prepares, sweeps, { data: datasets }] = await Promise.all([strategyNames(), listAll("/backtest/jobs?kind=prepare", "jobs", 200), listAll("/backtest/sweeps", "sweeps", 100), api("GET", "/datasets")]);
+  knowDatasets(datasets.datasets);
   view().innerHTML = `
     <section class="card"><h2>Run a sweep</h2><form id="sweep-form"><div class="row">
       <div class="wide"><label>Prepared data</label><select name="prepare">${preparedOptions(prepares)}</select></div>
