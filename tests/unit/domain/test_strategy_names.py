@@ -38,7 +38,8 @@ def test_a_qtscript_strategy_is_named_by_its_header(source: str, name: str) -> N
 
 
 def test_a_java_strategy_is_named_by_its_class_without_the_package() -> None:
-    record = _record("java", "package com.example;\npublic class EmaCross {}", "com.example.EmaCross")
+    java = "package com.example;\npublic class EmaCross {}"
+    record = _record("java", java, "com.example.EmaCross")
     assert record.name == "EmaCross"
 
 
