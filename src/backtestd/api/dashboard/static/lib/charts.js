@@ -158,7 +158,7 @@ export function heatmap(container, hm, field, objective) {
   const bs = [...new Set(hm.cells.map((c) => c.valueB))].sort((a, b) => a - b);
   const cw = Math.max(34, Math.min(64, 640 / Math.max(as.length, 1))), ch = Math.max(22, Math.min(36, 360 / Math.max(bs.length, 1)));
   const left = 56, top = 8, legendH = 46;
-  const w = left + cw * as.length + 12, h = top + ch * bs.length + 36 + legendH;
+  const w = Math.max(left + cw * as.length + 12, left + 250), h = top + ch * bs.length + 36 + legendH;
   const svg = el("svg", { class: "heatmap", viewBox: `0 0 ${w} ${h}`, width: w, "data-cells": hm.cells.length, role: "img", "aria-label": `heatmap of mean ${objective} by ${hm.paramA} and ${hm.paramB}` }, container);
   svg.style.maxWidth = "100%";
   svg.style.height = "auto";

@@ -32,7 +32,7 @@ async function backtestsView() {
   const ready = datasets.datasets.filter((d) => d.status === "ready");
   view().innerHTML = `
     <section class="card"><h2>Prepare data</h2><form id="prepare-form"><div class="row">
-      <div><label>Source</label><select name="source"><option value="exchange">an exchange's market data</option><option value="dataset" ${ready.length ? "" : "disabled"}>one of your datasets${ready.length ? "" : " (none ready)"}</option></select></div>
+      <div><label>Source</label><select name="source"><option value="exchange">exchange market data</option><option value="dataset" ${ready.length ? "" : "disabled"}>your dataset${ready.length ? "" : " (none ready)"}</option></select></div>
       <div data-for="exchange"><label>Exchange</label><select name="exchange">${exchanges.map((x) => `<option>${esc(x.id)}</option>`).join("")}</select></div>
       <div data-for="exchange"><label>Instrument</label><input name="instrument" value="BTC/USDT"></div>
       <div data-for="dataset" hidden><label>Dataset</label><select name="datasetId">${ready.map((d) => `<option value="${esc(d.datasetId)}">${esc(d.name)} (${esc(d.instrument)}, ${esc(d.cadence)}, ${esc(d.rows)} rows)</option>`).join("")}</select></div>
