@@ -156,6 +156,13 @@ WIDER_THAN_VIEWPORT = """() => {
 }"""
 
 
+# Texts of an svg that reach outside its viewBox (a clipped label), as "text: x..right".
+CLIPPED_TEXTS = """(svg) => { const box = svg.viewBox.baseVal;
+  return [...svg.querySelectorAll('text')].map((t) => [t.textContent, t.getBBox()])
+    .filter(([, b]) => b.x < box.x - 0.5 || b.x + b.width > box.x + box.width + 0.5)
+    .map(([text, b]) => `${text}: ${Math.round(b.x)}..${Math.round(b.x + b.width)}`); }"""
+
+
 def _open(page: Page, server: LiveServer, key: str, address: str, ready: str) -> None:
     """Sign in (once per page) and open ``address``, waiting for ``ready``."""
     if (
@@ -324,6 +331,8 @@ def test_the_sweep_heatmap_has_a_scale_values_and_signed_colours_and_marginals_a
             assert g > r, f"a positive mean ({value}) is drawn {fill}, not green"
     legend = page.locator("#marginals .marginal-legend li").all_inner_texts()
     assert legend == ["best", "mean", "worst"]
+    for svg in page.locator("#marginals svg, #heatmaps svg").all():
+        assert svg.evaluate(CLIPPED_TEXTS) == []
     # leaderboard numbers are rounded for reading, exact in data-value
     for text in page.locator("#leaderboard td[data-col=sharpe]").all_inner_texts():
         assert re.match(rf"^{MINUS}?\d+\.\d\d$", text), text
@@ -354,6 +363,7 @@ def test_walk_forward_folds_are_dated_inside_the_run_and_the_ranking_select_agre
     assert all("fast=" in t for t in page.locator("#fold-table tbody td code").all_inner_texts())
     # the svg holds no parameter text that could be clipped: it is in the table
     assert "fast" not in chart.inner_html()
+    assert chart.evaluate(CLIPPED_TEXTS) == []
     assert page.input_value("#lb-ranking") == "raw"
     assert "raw ranking" in page.inner_text("#leaderboard-note")
     assert page.locator("#fold-note").inner_text() == ""  # exact times, not approximate
