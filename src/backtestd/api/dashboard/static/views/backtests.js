@@ -21,7 +21,7 @@ function jobRow(j) {
   const active = !TERMINAL.includes(j.status);
   return `<tr data-id="${esc(j.jobId)}"><td>${j.kind}</td><td class="what">${what}</td><td class="status"><span class="pill ${esc(j.status)}">${esc(j.status)}</span></td>
     <td class="progress">${active && j.size ? bar(j.completed, j.size) : ""}</td><td class="coverage">${j.coverageRatio != null ? esc(ratioPercent(j.coverageRatio)) : ""}</td>
-    <td class="created">${esc(isoUtc(j.createdAt))}</td><td>${j.kind === "execute" && active ? '<button class="secondary cancel">Cancel</button>' : ""}</td></tr>`;
+    <td class="created nowrap">${esc(isoUtc(j.createdAt))}</td><td>${j.kind === "execute" && active ? '<button class="secondary cancel">Cancel</button>' : ""}</td></tr>`;
 }
 
 async function backtestsView() {

@@ -43,7 +43,7 @@ async function marketView() {
     try {
       const { data } = await api("GET", `/exchange/${encodeURIComponent(ex)}/${seg}/instruments`);
       instruments = data.data;
-      $("#instruments").innerHTML = tableWrap(`<table id="instrument-table"><thead><tr><th>Instrument</th><th>Tickers</th><th>Klines</th><th>Last price</th><th>Download (latest hour)</th></tr></thead><tbody>${
+      $("#instruments").innerHTML = tableWrap(`<table id="instrument-table" class="nowrap"><thead><tr><th>Instrument</th><th>Tickers</th><th>Klines</th><th>Last price</th><th>Download (latest hour)</th></tr></thead><tbody>${
         data.data.map((i) => {
           const hour = lastHourOf(i.coverage?.tickers);
           const link = (kind, fmt) => `<a href="${API}${hourPath(ex, kind, downloadName(i), hour, fmt)}">${kind} ${fmt}</a>`;

@@ -131,7 +131,7 @@ async function resultView(exchange, type, id) {
     signals = parseCsv(text);
     $("#signals-csv").addEventListener("click", () => downloadText(text, `signals_${id}.csv`));
     const [ts, side, price, info] = ["ts", "side", "price", "info"].map((c) => signals.columns.indexOf(c));
-    $("#signals-table tbody").innerHTML = signals.rows.slice(0, SIGNAL_ROWS_SHOWN).map((row) => `<tr><td>${esc(new Date(Number(row[ts])).toISOString().replace("T", " ").slice(0, 23))}</td><td class="${Number(row[side]) > 0 ? "buy" : "sell"}">${Number(row[side]) > 0 ? "buy" : "sell"}</td><td>${esc(row[price])}</td><td>${esc(row[info] ?? "")}</td></tr>`).join("") || '<tr><td colspan="4" class="muted">the strategy emitted no signals</td></tr>';
+    $("#signals-table tbody").innerHTML = signals.rows.slice(0, SIGNAL_ROWS_SHOWN).map((row) => `<tr><td class="nowrap">${esc(new Date(Number(row[ts])).toISOString().replace("T", " ").slice(0, 23))}</td><td class="${Number(row[side]) > 0 ? "buy" : "sell"}">${Number(row[side]) > 0 ? "buy" : "sell"}</td><td>${esc(row[price])}</td><td>${esc(row[info] ?? "")}</td></tr>`).join("") || '<tr><td colspan="4" class="muted">the strategy emitted no signals</td></tr>';
     if (signals.rows.length > SIGNAL_ROWS_SHOWN) $("#signals-note").textContent = `The first ${SIGNAL_ROWS_SHOWN} of ${signals.rows.length} signals; the CSV has them all.`;
   } catch (err) { showError("#signals-error", err); return; }
   if (type === "user") { $("#price-chart").textContent = "The price of a user dataset is not served by the hourly downloads; see the dataset's preview."; return; }

@@ -51,7 +51,7 @@ function gridSize(axes) {
 function sweepRow(s) {
   return `<tr data-id="${esc(s.sweepId)}"><td><a href="${sweepPath(s)}">${esc(s.strategyName || s.strategyId)}</a></td><td>${esc(s.params.join(" × "))}</td>
     <td>${s.totalRuns}${s.folds ? ` (${s.folds} folds)` : ""}</td><td>${esc(s.sampler)} · ${esc(s.objective)}</td><td><span class="pill ${esc(s.status)}">${esc(s.status)}</span></td>
-    <td>${esc(windowLabel(s.window))}</td><td>${esc(isoUtc(s.createdAt))}</td></tr>`;
+    <td>${esc(windowLabel(s.window))}</td><td class="nowrap">${esc(isoUtc(s.createdAt))}</td></tr>`;
 }
 
 async function sweepsView() {
