@@ -107,7 +107,7 @@ async function resultView(exchange, type, id) {
       <h3>Parameters</h3>${tableWrap(`<table id="run-params"><thead><tr><th>Property</th><th>Value</th><th></th></tr></thead><tbody>${paramsTable(job, declared)}</tbody></table>`)}</div>
     </div></section>
     <section class="card"><h2>Equity</h2><div id="equity-chart"></div><p class="muted">Drag to zoom (the drawdown follows), double click to reset.</p></section>
-    <section class="card"><h2>Drawdown %</h2><div id="drawdown-chart"></div></section>
+    <section class="card"><h2>Drawdown %</h2><div id="drawdown-chart"></div><p class="muted">From the equity curve's points above. The max drawdown metric is taken on the equity at every instant (open positions marked to market), so it can be deeper than this chart.</p></section>
     <section class="card"><h2>Price and signals</h2><div id="price-chart" class="muted">${stored ? "loading the price…" : "Execute with “Store signals” to see the buy and sell markers here."}</div>
       <p id="price-note" class="muted"></p><p class="error" id="price-error" role="alert"></p></section>
     <section class="card"><h2>Signals</h2>
