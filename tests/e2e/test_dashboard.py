@@ -99,7 +99,10 @@ def fill_axes(page: Page, axes: dict[str, tuple[int, int, int]]) -> None:
 
 
 def column(page: Page, key: str) -> list[float]:
-    cells = page.locator(f"#leaderboard tbody td[data-col={key}]").all_inner_texts()
+    """A leaderboard column's values (the cells show them rounded; data-value is exact)."""
+    cells = page.locator(f"#leaderboard tbody td[data-col={key}]").evaluate_all(
+        "cells => cells.map(c => c.dataset.value)"
+    )
     return [float(c) for c in cells if c]
 
 

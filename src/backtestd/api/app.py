@@ -18,6 +18,7 @@ from backtestd.api.routes import (
     backtests,
     datasets,
     files,
+    job_listing,
     market,
     strategies,
     sweeps,
@@ -72,7 +73,17 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     v1 = APIRouter(prefix=API_PREFIX)
-    for module in (auth, account, market, strategies, backtests, sweeps, datasets, files):
+    for module in (
+        auth,
+        account,
+        market,
+        strategies,
+        job_listing,
+        backtests,
+        sweeps,
+        datasets,
+        files,
+    ):
         v1.include_router(module.router)
     app.include_router(v1)
     mount_api_docs(app, API_PREFIX)

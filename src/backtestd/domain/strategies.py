@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
+
+# A QTScript header: ``strategy "A title"`` or ``strategy Name`` on the first code line.
+_QTS_HEADER = re.compile(r'^\s*strategy\s+(?:"((?:[^"\\\n]|\\.)*)"|([A-Za-z_]\w*))', re.MULTILINE)
 
 
 class Validation(enum.StrEnum):
@@ -59,6 +63,17 @@ class StrategyRecord:
     detail: str | None = None
     deleted_at: datetime | None = None
     line_map: str | None = None  # QTScript: JSON of the generated-Java -> QTScript line map
+
+    @property
+    def name(self) -> str:
+        """What a person calls the strategy: the QTScript header's title (``"EMA cross"``) or
+        the Java class's simple name (``EmaCross``), so lists need not show bare ids."""
+        if self.language == "qtscript":
+            found = _QTS_HEADER.search(self.source)
+            if found:
+                title = found.group(1) if found.group(1) is not None else found.group(2)
+                return title.replace('\\"', '"').replace("\\\\", "\\")
+        return self.main_class.rsplit(".", 1)[-1]
 
     @property
     def stored_bytes(self) -> int:

@@ -195,7 +195,11 @@ class SweepShardSpec:
 @dataclass(frozen=True)
 class FoldOutcome:
     """A walk-forward fold: its windows (row indices, ends exclusive), the in-sample winner and
-    its in-sample Sharpe. The out-of-sample score is the row that carries it."""
+    its in-sample Sharpe. The out-of-sample score is the row that carries it.
+
+    ``times_ms`` is the same three bounds as epoch milliseconds (the in-sample start, the cut,
+    the out-of-sample end), so a client can draw the folds on a time axis; ``None`` on folds
+    stored before it was recorded."""
 
     fold_ix: int
     in_sample_from: int
@@ -204,6 +208,7 @@ class FoldOutcome:
     params: Params
     in_sample_sharpe: float
     vectors_run: int
+    times_ms: tuple[int, int, int] | None = None
 
 
 @dataclass(frozen=True)

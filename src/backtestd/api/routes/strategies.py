@@ -70,6 +70,7 @@ def list_strategies(
         strategies=[
             StrategySummary(
                 strategyId=r.strategy_id,
+                name=r.name,
                 compiledAt=r.compiled_at,
                 requiredSources=list(r.required_sources) or None,
                 deletedAt=r.deleted_at,
@@ -139,6 +140,7 @@ def validate_strategy(
 def _state(record: StrategyRecord) -> StrategyState:
     return StrategyState(
         strategyId=record.strategy_id,
+        name=record.name,
         validation=record.validation.value,
         compiledAt=record.compiled_at,
         validatedAt=record.validated_at,

@@ -43,6 +43,8 @@ class StrategyLinks(WireModel):
 
 class StrategyState(WireModel):
     strategyId: str
+    # Extra key: the QTScript title or the Java class name, for people (see api-decisions).
+    name: str | None = None
     validation: ValidationValue
     compiledAt: datetime | None = None
     validatedAt: datetime | None = None
@@ -57,6 +59,7 @@ class StrategyState(WireModel):
 
 class StrategySummary(WireModel):
     strategyId: str
+    name: str | None = None  # extra key, as in StrategyState
     compiledAt: datetime
     requiredSources: list[str] | None = None
     deletedAt: datetime | None = None

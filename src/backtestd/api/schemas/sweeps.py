@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import Literal, Self
 
 from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
@@ -20,6 +21,7 @@ from backtestd.domain import backtests, sweep_results, sweeps
 from backtestd.domain.equity import OutMode
 from backtestd.domain.jobs import JobStatus
 from backtestd.domain.sweeps import MAX_SAFE_SEED, SweepStatus
+from backtestd.domain.timefmt import iso_z
 
 AxisValue = StrictBool | StrictInt | StrictFloat
 """A value a request may put on an axis."""
@@ -268,20 +270,29 @@ class WalkForwardFold(WireModel):
     inSampleSharpe: float
     outOfSample: SweepRunRow
     vectorsRun: int
+    # Extra keys: the three bounds above as UTC times (absent on folds stored before them).
+    inSampleFromTime: str | None = None
+    inSampleToTime: str | None = None
+    outOfSampleToTime: str | None = None
 
     @classmethod
     def of(cls, result: sweep_results.FoldResult) -> Self:
         fold = result.fold
-        return cls(
-            foldIx=fold.fold_ix,
-            inSampleFrom=fold.in_sample_from,
-            inSampleTo=fold.in_sample_to,
-            outOfSampleTo=fold.out_of_sample_to,
-            params=fold.params,
-            inSampleSharpe=fold.in_sample_sharpe,
-            outOfSample=SweepRunRow.of(result.out_of_sample),
-            vectorsRun=fold.vectors_run,
-        )
+        fields: Fields = {
+            "foldIx": fold.fold_ix,
+            "inSampleFrom": fold.in_sample_from,
+            "inSampleTo": fold.in_sample_to,
+            "outOfSampleTo": fold.out_of_sample_to,
+            "params": fold.params,
+            "inSampleSharpe": fold.in_sample_sharpe,
+            "outOfSample": SweepRunRow.of(result.out_of_sample),
+            "vectorsRun": fold.vectors_run,
+        }
+        if fold.times_ms is not None:
+            names = ("inSampleFromTime", "inSampleToTime", "outOfSampleToTime")
+            for name, ms in zip(names, fold.times_ms, strict=True):
+                fields[name] = iso_z(datetime.fromtimestamp(ms / 1000, UTC))
+        return cls.model_validate(fields)
 
 
 class WalkForwardResult(WireModel):

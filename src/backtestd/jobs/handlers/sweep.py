@@ -456,6 +456,8 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> ShardOutc
         raise ExecuteFailed(f"fold {fold_ix}: every in-sample run aborted")
     progress.check()
     oos = shard.trial(fold_ix, best.row.params, (in_to, out_to), _always, progress)
+    in_start, cut = shard.data.window_ms((in_from, in_to))
+    out_end = shard.data.window_ms((in_to, out_to))[1]
     fold = FoldOutcome(
         fold_ix=fold_ix,
         in_sample_from=in_from,
@@ -464,6 +466,7 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> ShardOutc
         params=best.row.params,
         in_sample_sharpe=float(best.row.metrics.sharpe),
         vectors_run=len(shard.vectors),
+        times_ms=(in_start, cut, out_end),
     )
     row = replace(oos.row, fold=fold)
     with shard.ctx.database.unit_of_work() as uow:

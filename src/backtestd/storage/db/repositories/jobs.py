@@ -258,3 +258,32 @@ class JobRepository:
             select(jobs.c.cancel_requested).where(jobs.c.job_id == job_id)
         ).scalar_one_or_none()
         return bool(value)
+
+    # -- listing (the dashboard's job lists; services/job_listing.py) -------------------
+
+    def page_of(
+        self,
+        user_id: str,
+        kinds: tuple[JobKind, ...],
+        limit: int,
+        after: tuple[datetime, str] | None = None,
+    ) -> list[JobRecord]:
+        """The user's jobs of ``kinds``, newest first (``created_at``, then ``job_id``, both
+        descending), starting after the keyset ``after`` (the last row of the previous page)."""
+        query = select(jobs).where(
+            jobs.c.user_id == user_id, jobs.c.kind.in_([k.value for k in kinds])
+        )
+        if after is not None:
+            at, job_id = after
+            query = query.where(
+                (jobs.c.created_at < at) | ((jobs.c.created_at == at) & (jobs.c.job_id < job_id))
+            )
+        query = query.order_by(jobs.c.created_at.desc(), jobs.c.job_id.desc()).limit(limit)
+        return [_record(r) for r in self._session.execute(query).mappings()]
+
+    def get_many(self, job_ids: list[str]) -> dict[str, JobRecord]:
+        """The jobs of ``job_ids`` that exist, by id (one query for a page's references)."""
+        if not job_ids:
+            return {}
+        rows = self._session.execute(select(jobs).where(jobs.c.job_id.in_(job_ids))).mappings()
+        return {r["job_id"]: _record(r) for r in rows}

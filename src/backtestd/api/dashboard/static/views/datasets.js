@@ -1,6 +1,17 @@
 // Datasets view: the user's own data, through the same calls as the SDK (create, presigned PUT,
-// finalize, poll; cex imports; delete). Loaded after app.js, whose helpers it uses.
-"use strict";
+// finalize, poll; cex imports; delete), and a preview of a ready dataset's close.
+import { api, showError } from "../lib/api.js";
+import { lineChart } from "../lib/charts.js";
+import { $, esc, tableWrap, view } from "../lib/dom.js";
+import { isoUtc } from "../lib/format.js";
+import { poll } from "../lib/poll.js";
+import { register } from "../lib/router.js";
+
+function isoHoursAgo(h) {
+  const d = new Date(Date.now() - h * 3600e3);
+  d.setUTCMinutes(0, 0, 0);
+  return d.toISOString().slice(0, 16) + "Z";
+}
 
 const DATASET_DONE = ["ready", "failed"];
 
@@ -11,7 +22,7 @@ function datasetRows(datasets) {
       <td><span class="pill ${esc(d.status)}">${esc(d.status)}</span></td>
       <td class="cadence">${esc(d.cadence ?? "")}</td><td>${esc(d.rows ?? "")}</td>
       <td>${esc(d.gaps ?? "")}${d.largestGapSteps ? ` (largest ${esc(d.largestGapSteps)} steps)` : ""}</td>
-      <td>${esc(d.from ?? "")}${d.to ? ` → ${esc(d.to)}` : ""}</td>
+      <td>${esc(isoUtc(d.from))}${d.to ? ` → ${esc(isoUtc(d.to))}` : ""}</td>
       <td class="actions">${d.status === "ready" ? '<button class="secondary preview-dataset">Preview</button> ' : ""}<button class="secondary delete-dataset">Delete</button></td></tr>`).join("");
 }
 
@@ -19,8 +30,8 @@ async function datasetsView() {
   const { data } = await api("GET", "/datasets");
   view().innerHTML = `
     <section class="card"><h2>Datasets</h2>
-      <table id="dataset-table"><thead><tr><th>Name</th><th>Instrument</th><th>Status</th><th>Cadence</th><th>Rows</th><th>Gaps</th><th>Range</th><th>Actions</th></tr></thead>
-      <tbody>${datasetRows(data.datasets)}</tbody></table>
+      ${tableWrap(`<table id="dataset-table"><thead><tr><th>Name</th><th>Instrument</th><th>Status</th><th>Cadence</th><th>Rows</th><th>Gaps</th><th>Range (UTC)</th><th>Actions</th></tr></thead>
+      <tbody>${datasetRows(data.datasets)}</tbody></table>`)}
       <p class="error" id="dataset-list-error" role="alert"></p></section>
     <section class="card" id="preview-card"><h2>Preview</h2>
       <div id="preview-chart" class="muted">Choose “Preview” on a ready dataset to chart its close.</div>
@@ -70,7 +81,7 @@ async function previewDataset(id) {
   try {
     const { data } = await api("GET", `/datasets/${encodeURIComponent(id)}/preview?points=1200`);
     const name = $(`#dataset-table tr[data-id="${CSS.escape(id)}"] td`)?.textContent || id;
-    Charts.lineChart($("#preview-chart"), { xs: data.timestamps, ys: data.values, label: `close of dataset ${name}` });
+    lineChart($("#preview-chart"), { xs: data.timestamps, ys: data.values, label: `close of dataset ${name}` });
     $("#preview-chart").dataset.dataset = id;
     $("#preview-note").textContent = `${name}: close of ${data.rows} rows at ${data.cadence}` + (data.downsampled ? `, ${data.values.length} points shown (first, lowest, highest and last of each stretch)` : "") + ". Drag to zoom, double click to reset.";
   } catch (err) { showError("#preview-error", err); }
@@ -140,13 +151,14 @@ async function importDataset(form) {
 }
 
 async function pollDataset(path, status, doing) {
-  for (let i = 0; i < 600; i++) {
+  const done = await poll(async () => {
     const { data } = await api("GET", path);
-    if (DATASET_DONE.includes(data.status)) return data;
+    if (DATASET_DONE.includes(data.status)) return { done: true, value: data };
     status.textContent = `${doing} (${data.status})…`;
-    await sleep(500);
-  }
-  throw new Error("still not ready after five minutes; look again later");
+    return { done: false };
+  }, { every: 500, limit: 600 });
+  if (!done) throw new Error("still not ready after five minutes; look again later");
+  return done;
 }
 
 async function refreshDatasetTable() {
@@ -154,4 +166,4 @@ async function refreshDatasetTable() {
   $("#dataset-table tbody").innerHTML = datasetRows(data.datasets);
 }
 
-ROUTES.push([/^#\/datasets$/, datasetsView]);
+register(/^#\/datasets$/, datasetsView);
