@@ -37,6 +37,9 @@ class TierLimits(BaseModel):
     max_dataset_rows: int = Field(default=5_000_000, ge=1)
     max_total_storage_bytes: int = Field(ge=0)
     token_requests_per_minute: int = Field(ge=1)
+    # Requests a minute to every /v1 route that needs a token, per account (all its keys and
+    # tokens together): a token bucket, bursts up to this many (docs/limits.md, "Request rate").
+    requests_per_minute: int = Field(default=300, ge=1)
     # Prepare cadences the tier may use (None: every one) and the one used when a prepare
     # names none (None: the finest the source allows).
     cadences: list[str] | None = None
@@ -56,6 +59,7 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_dataset_rows=5_000_000,
         max_total_storage_bytes=100 * MIB,
         token_requests_per_minute=30,
+        requests_per_minute=300,
     ),
     "basic": TierLimits(
         max_execute=2,
@@ -67,6 +71,7 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_dataset_rows=10_000_000,
         max_total_storage_bytes=1024 * MIB,
         token_requests_per_minute=60,
+        requests_per_minute=600,
     ),
     "pro": TierLimits(
         max_execute=4,
@@ -78,6 +83,7 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_dataset_rows=30_000_000,
         max_total_storage_bytes=10 * 1024 * MIB,
         token_requests_per_minute=120,
+        requests_per_minute=1_200,
     ),
     "elite": TierLimits(
         max_execute=8,
@@ -89,6 +95,7 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_dataset_rows=60_000_000,
         max_total_storage_bytes=50 * 1024 * MIB,
         token_requests_per_minute=300,
+        requests_per_minute=2_400,
     ),
 }
 
@@ -137,6 +144,9 @@ class Settings(BaseSettings):
     sim_cache_max_bytes: int = Field(default=1024 * MIB, ge=0)
     # Anonymous downloads per client address and minute (token bucket); 0 = unlimited.
     downloads_per_minute: int = Field(default=240, ge=0)
+    # Requests to /v1 per client address and minute, whoever sends them and whatever the
+    # answer (401s included): a token bucket above every tier's own budget; 0 = unlimited.
+    requests_per_minute_per_address: int = Field(default=6_000, ge=0)
 
     # Strategy runtime.
     engine_hosts: int = Field(default=2, ge=1, le=64)

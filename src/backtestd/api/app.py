@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI
 
+from backtestd.api.address_limit import AddressLimitMiddleware
 from backtestd.api.body_limit import BodyLimitMiddleware
 from backtestd.api.dashboard import mount_dashboard, upload_origin
 from backtestd.api.docs import API_DESCRIPTION_VERSION, mount_api_docs, project_version
@@ -89,4 +90,6 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         return settings.max_body_bytes
 
     app.add_middleware(BodyLimitMiddleware, cap_for=cap_for)
+    # Added last, so it runs first: a flood is refused before any body is read.
+    app.add_middleware(AddressLimitMiddleware, prefix=API_PREFIX)
     return app

@@ -29,6 +29,7 @@ def get_account(principal: PrincipalDep, services: ServicesDep) -> Account:
         maxDatasetBytes=limits.max_dataset_bytes,
         maxDatasetRows=limits.max_dataset_rows,
         maxTotalStorageBytes=limits.max_total_storage_bytes,
+        maxRequestsPerMinute=limits.requests_per_minute,
         scopes=to_wire(principal.scopes),
         _links=AccountLinks(self=HalLink(href=ACCOUNT_HREF), usage=HalLink(href=USAGE_HREF)),
     )

@@ -23,6 +23,9 @@ class Account(WireModel):
     maxDatasetBytes: int
     maxDatasetRows: int  # additive (docs/limits.md): rows a dataset version may hold
     maxTotalStorageBytes: int
+    # additive (docs/limits.md, "Request rate"): requests a minute to token-protected routes,
+    # per account, as a token bucket that bursts up to this many
+    maxRequestsPerMinute: int
     scopes: dict[str, list[str]] = {}  # KeyScopes of the token in use
     links: AccountLinks = Field(alias="_links")
 
