@@ -31,6 +31,9 @@ def test_account_reports_user_and_tier_limits(live_server: LiveServer, tier: str
         headers={"Authorization": f"Bearer {session.token.access_token}"},  # type: ignore[union-attr]
     ).json()
     assert raw["maxDatasetRows"] == limits.max_dataset_rows  # additive (docs/limits.md)
+    # additive (docs/limits.md, "Request rate"); the SDK keeps unknown keys aside
+    assert raw["maxRequestsPerMinute"] == limits.requests_per_minute
+    assert account.additional_properties["maxRequestsPerMinute"] == limits.requests_per_minute
 
 
 def test_usage_of_a_new_user_is_zero_with_links(live_server: LiveServer) -> None:
