@@ -79,6 +79,9 @@ def run(server: LiveServer, requests: int) -> None:
     counts = Counter(a.status_code for a in answers)
     print(f"burst: {requests} GET /v1/account from a free key in {elapsed[0]:.2f} s")
     print("  statuses: " + ", ".join(f"{code}: {n}" for code, n in sorted(counts.items())))
+    for code in sorted(counts):
+        took = [a.elapsed.total_seconds() for a in answers if a.status_code == code]
+        print(f"  {code} answers: {_ms(took)}")
     refused = next((a for a in answers if a.status_code == 429), None)
     if refused is not None:
         first = answers.index(refused)
