@@ -205,3 +205,19 @@ def test_the_sdk_surfaces_the_429_and_a_caller_honouring_retry_after_gets_throug
         assert int(seen["sdkRetryAfter"]) >= 1
     assert 1 <= seen["waited"] <= 60 // BASIC_BUDGET + 1
     assert seen["afterWaiting"] == f"rl-sdk-{generation.replace('.', '-')}"
+
+
+def test_every_operation_documents_the_429_with_its_retry_after(server: LiveServer) -> None:
+    spec = httpx.get(f"{server.base_url}/openapi.json", timeout=30).json()
+    operations = [
+        (path, method, op)
+        for path, item in spec["paths"].items()
+        for method, op in item.items()
+        if method in ("get", "post", "put", "delete", "patch")
+    ]
+    assert len(operations) > 20
+    missing = [f"{m.upper()} {p}" for p, m, op in operations if "429" not in op["responses"]]
+    assert missing == []
+    account = spec["paths"]["/v1/account"]["get"]["responses"]["429"]
+    assert "Retry-After" in account["headers"]
+    assert "RATE_LIMITED_ACCOUNT" in account["description"]
