@@ -8,6 +8,11 @@ RSS with its children (Dask workers, engine hosts).
 
 Run: ``.venv/bin/python benchmarks/bench_load.py [--clients 200] [--seconds 60]``
 (PostgreSQL from ``BACKTESTD_TEST_POSTGRES_URL``, default the local server; skipped if absent).
+
+The 200 clients stand for many users but share one key and one address, so the general request
+limit (per account and per address, docs/limits.md "Request rate") is lifted on the server:
+it would otherwise answer most of the load with 429 and the figures would measure the limiter.
+The token-exchange and download limits stay as they were (``--request-limits`` keeps all).
 """
 
 from __future__ import annotations
@@ -22,6 +27,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.support.server import BIN, LiveServer  # noqa: E402
 from tests.support.services import temporary_postgres_database  # noqa: E402
+
+UNLIMITED_REQUESTS = {
+    "BACKTESTD_REQUESTS_PER_MINUTE_PER_ADDRESS": "0",
+    "BACKTESTD_TIERS__PRO__REQUESTS_PER_MINUTE": "100000000",
+}
 
 
 def _run(server: LiveServer, clients: int, seconds: float) -> str:
@@ -43,6 +53,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument(
+        "--request-limits", action="store_true", help="keep the default general request limit"
+    )
     args = parser.parse_args()
     for backend in ("sqlite", "postgres"):
         with ExitStack() as stack:
@@ -54,7 +67,8 @@ def main() -> None:
                 except BaseException as exc:  # pytest.skip outside pytest
                     print(f"postgres: skipped ({exc})")
                     continue
-            server = LiveServer(tmp, database_url=url)
+            env = {} if args.request_limits else UNLIMITED_REQUESTS
+            server = LiveServer(tmp, database_url=url, extra_env=env)
             server.start()
             try:
                 print(f"== {backend} ==")

@@ -42,6 +42,9 @@ class TierLimits(BaseModel):
     # may use in total (docs/limits.md).
     max_run_seconds: float = Field(default=125.0, gt=0)
     max_sweep_worker_seconds: int = Field(default=7_200, ge=1)
+    # Requests a minute to every /v1 route that needs a token, per account (all its keys and
+    # tokens together): a token bucket, bursts up to this many (docs/limits.md, "Request rate").
+    requests_per_minute: int = Field(default=300, ge=1)
     # Prepare cadences the tier may use (None: every one) and the one used when a prepare
     # names none (None: the finest the source allows).
     cadences: list[str] | None = None
@@ -63,6 +66,7 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         token_requests_per_minute=30,
         max_run_seconds=30,
         max_sweep_worker_seconds=600,
+        requests_per_minute=300,
     ),
     "basic": TierLimits(
         max_execute=2,
@@ -76,6 +80,7 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         token_requests_per_minute=60,
         max_run_seconds=60,
         max_sweep_worker_seconds=1_800,
+        requests_per_minute=600,
     ),
     "pro": TierLimits(
         max_execute=4,
@@ -89,6 +94,7 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         token_requests_per_minute=120,
         max_run_seconds=125,
         max_sweep_worker_seconds=7_200,
+        requests_per_minute=1_200,
     ),
     "elite": TierLimits(
         max_execute=8,
@@ -102,6 +108,7 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         token_requests_per_minute=300,
         max_run_seconds=125,
         max_sweep_worker_seconds=28_800,
+        requests_per_minute=2_400,
     ),
 }
 
@@ -150,6 +157,9 @@ class Settings(BaseSettings):
     sim_cache_max_bytes: int = Field(default=1024 * MIB, ge=0)
     # Anonymous downloads per client address and minute (token bucket); 0 = unlimited.
     downloads_per_minute: int = Field(default=240, ge=0)
+    # Requests to /v1 per client address and minute, whoever sends them and whatever the
+    # answer (401s included): a token bucket above every tier's own budget; 0 = unlimited.
+    requests_per_minute_per_address: int = Field(default=6_000, ge=0)
 
     # Strategy runtime.
     engine_hosts: int = Field(default=2, ge=1, le=64)

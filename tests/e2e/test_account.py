@@ -33,6 +33,9 @@ def test_account_reports_user_and_tier_limits(live_server: LiveServer, tier: str
     assert raw["maxDatasetRows"] == limits.max_dataset_rows  # additive (docs/limits.md)
     assert raw["maxRunSeconds"] == limits.max_run_seconds  # additive
     assert raw["maxSweepWorkerSeconds"] == limits.max_sweep_worker_seconds  # additive
+    # additive (docs/limits.md, "Request rate"); the SDK keeps unknown keys aside
+    assert raw["maxRequestsPerMinute"] == limits.requests_per_minute
+    assert account.additional_properties["maxRequestsPerMinute"] == limits.requests_per_minute
 
 
 def test_usage_of_a_new_user_is_zero_with_links(live_server: LiveServer) -> None:

@@ -45,12 +45,33 @@ def test_toml_file_supplies_defaults_that_env_overrides(
     assert settings.tiers["free"].max_execute == 3
 
 
+def test_request_rate_budgets_are_set_per_tier_and_per_address_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    defaults = load_settings()
+    assert [defaults.tiers[t].requests_per_minute for t in ("free", "basic", "pro", "elite")] == [
+        300,
+        600,
+        1200,
+        2400,
+    ]
+    assert defaults.requests_per_minute_per_address == 6000
+    monkeypatch.setenv("BACKTESTD_TIERS__FREE__REQUESTS_PER_MINUTE", "40")
+    monkeypatch.setenv("BACKTESTD_REQUESTS_PER_MINUTE_PER_ADDRESS", "0")
+    settings = load_settings()
+    assert settings.tiers["free"].requests_per_minute == 40
+    assert settings.tiers["free"].max_execute == DEFAULT_TIERS["free"].max_execute
+    assert settings.requests_per_minute_per_address == 0
+
+
 @pytest.mark.parametrize(
     ("name", "value", "fragment"),
     [
         ("BACKTESTD_PORT", "0", "port"),
         ("BACKTESTD_PORT", "http", "port"),
         ("BACKTESTD_TIERS__GOLD__MAX_EXECUTE", "1", "gold"),
+        ("BACKTESTD_TIERS__FREE__REQUESTS_PER_MINUTE", "0", "requests_per_minute"),
+        ("BACKTESTD_REQUESTS_PER_MINUTE_PER_ADDRESS", "-1", "requests_per_minute_per_address"),
     ],
 )
 def test_invalid_settings_name_the_problem(

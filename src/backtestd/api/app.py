@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import APIRouter, FastAPI
 
+from backtestd.api.address_limit import AddressLimitMiddleware
 from backtestd.api.body_limit import BodyLimitMiddleware
 from backtestd.api.dashboard import mount_dashboard, upload_origin
 from backtestd.api.docs import API_DESCRIPTION_VERSION, mount_api_docs, project_version
@@ -23,12 +24,28 @@ from backtestd.api.routes import (
     strategies,
     sweeps,
 )
+from backtestd.api.schemas.common import ResponseDocs, ResponseError
 from backtestd.services.container import Services, build_services, start_executor
 from backtestd.services.job_recovery import JobRecovery
 from backtestd.services.leftovers import remove_leftovers_in_background
 from backtestd.settings import Settings
 
 API_PREFIX = "/v1"
+# Every /v1 route may answer this (docs/limits.md, "Request rate"); a route documenting its own
+# 429 (queues, concurrency, downloads) keeps its own description.
+RATE_LIMITED: ResponseDocs = {
+    429: {
+        "model": ResponseError,
+        "description": (
+            "Too many requests: the account's or the client address's request rate "
+            "(reason RATE_LIMITED_ACCOUNT or RATE_LIMITED_ADDRESS); the Retry-After header "
+            "says how many seconds to wait"
+        ),
+        "headers": {
+            "Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}
+        },
+    }
+}
 log = logging.getLogger(__name__)
 
 
@@ -72,7 +89,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         redirect_slashes=False,
         lifespan=lifespan,
     )
-    v1 = APIRouter(prefix=API_PREFIX)
+    v1 = APIRouter(prefix=API_PREFIX, responses=RATE_LIMITED)
     for module in (
         auth,
         account,
@@ -100,4 +117,6 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         return settings.max_body_bytes
 
     app.add_middleware(BodyLimitMiddleware, cap_for=cap_for)
+    # Added last, so it runs first: a flood is refused before any body is read.
+    app.add_middleware(AddressLimitMiddleware, prefix=API_PREFIX)
     return app

@@ -29,7 +29,14 @@ def get_principal(
     services: ServicesDep,
     _credentials: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)] = None,
 ) -> Principal:
-    return services.auth.verify(request.headers.get("authorization"))
+    """The verified caller, counted against its account's request budget (429 over it).
+
+    FastAPI resolves this once per request, however many dependencies need it, so a request is
+    counted once. Public routes never ask for it and count only per address.
+    """
+    principal = services.auth.verify(request.headers.get("authorization"))
+    services.request_limits.admit_principal(principal)
+    return principal
 
 
 PrincipalDep = Annotated[Principal, Depends(get_principal)]

@@ -61,6 +61,17 @@ def _envelope(exc: BacktestdError) -> dict[str, Any]:
     return extra
 
 
+def domain_error_response(exc: BacktestdError) -> JSONResponse:
+    """The answer to a domain error: its status, ``ResponseError`` envelope and ``Retry-After``.
+
+    Also used by middleware, which runs outside the exception handlers.
+    """
+    response = error_response(_status_for(exc), exc.message, _envelope(exc))
+    if exc.retry_after is not None:
+        response.headers["Retry-After"] = str(exc.retry_after)
+    return response
+
+
 def _status_for(error: BacktestdError) -> int:
     for cls in type(error).__mro__:
         if cls in STATUS_BY_ERROR:
@@ -89,10 +100,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(BacktestdError)
     async def _domain(_: Request, exc: BacktestdError) -> JSONResponse:
-        response = error_response(_status_for(exc), exc.message, _envelope(exc))
-        if exc.retry_after is not None:
-            response.headers["Retry-After"] = str(exc.retry_after)
-        return response
+        return domain_error_response(exc)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:

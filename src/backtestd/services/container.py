@@ -21,6 +21,7 @@ from backtestd.services.datasets import DatasetService
 from backtestd.services.fair_queue import FairQueue
 from backtestd.services.market import MarketService
 from backtestd.services.rate_limit import RateLimiter
+from backtestd.services.request_limits import RequestLimits
 from backtestd.services.signals import SignalFiles
 from backtestd.services.signed_urls import SignedUrls
 from backtestd.services.strategies import StrategyService
@@ -55,6 +56,7 @@ class Services:
     dataset_uploads: DatasetUploads
     dataset_imports: DatasetImports
     dataset_previews: DatasetPreviews
+    request_limits: RequestLimits
 
     def close(self) -> None:
         if self.backtests.executor is not None:
@@ -121,6 +123,7 @@ def build_services(settings: Settings) -> Services:
         dataset_uploads=DatasetUploads(datasets, objects, upload_links),
         dataset_imports=DatasetImports(datasets, catalogue),
         dataset_previews=DatasetPreviews(settings, datasets, objects),
+        request_limits=RequestLimits(settings),
     )
 
 

@@ -1,7 +1,8 @@
 """A per-key token bucket, in process memory.
 
-Each API replica limits independently (documented in docs/configuration.md): the limit is a
-guard against runaway clients, not a billing meter, so exactness across replicas is not needed.
+Each API replica limits independently (documented in docs/configuration.md and docs/limits.md):
+the limit is a guard against runaway clients, not a billing meter, so exactness across replicas
+is not needed. One instance may hold buckets of several budgets (keys name their budget).
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ class RateLimiter:
         per_minute: int,
         what: str = "token requests",
         advice: str = "for this API key; retry in {wait} s and reuse tokens until they expire",
+        reason: str | None = None,
     ) -> None:
         """Take one token for ``key`` or raise ``LimitExceeded`` saying when to retry.
 
-        ``what`` names the counted requests and ``advice`` (with ``{wait}``) ends the message.
+        ``what`` names the counted requests and ``advice`` (with ``{wait}``) ends the message;
+        ``reason`` is the error's stable token (default ``LIMIT_REACHED``).
         """
         now = self._clock()
         rate = per_minute / 60.0
@@ -45,6 +48,7 @@ class RateLimiter:
                     f"rate limit of {per_minute} {what} per minute reached "
                     + advice.format(wait=wait),
                     retry_after=wait,
+                    reason=reason,
                 )
             self._buckets[key] = (tokens - 1.0, now)
             if len(self._buckets) > MAX_KEYS:

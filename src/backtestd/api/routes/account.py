@@ -31,6 +31,7 @@ def get_account(principal: PrincipalDep, services: ServicesDep) -> Account:
         maxTotalStorageBytes=limits.max_total_storage_bytes,
         maxRunSeconds=limits.max_run_seconds,
         maxSweepWorkerSeconds=limits.max_sweep_worker_seconds,
+        maxRequestsPerMinute=limits.requests_per_minute,
         scopes=to_wire(principal.scopes),
         _links=AccountLinks(self=HalLink(href=ACCOUNT_HREF), usage=HalLink(href=USAGE_HREF)),
     )

@@ -22,7 +22,11 @@ _api_key = APIKeyHeader(name="X-API-Key", auto_error=False)
     responses={
         401: {"model": AuthTokenError},
         403: {"model": AuthTokenError},
-        429: {"model": ResponseError},
+        429: {
+            "model": ResponseError,
+            "description": "too many token requests for this key, or requests from this "
+            "address (Retry-After: seconds)",
+        },
     },
     summary="Exchange an API key for a short-lived JWT",
 )

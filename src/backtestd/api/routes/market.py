@@ -27,7 +27,10 @@ router = APIRouter(tags=["exchange"])
 _DOWNLOAD_ERRORS: ResponseDocs = {
     400: {"model": ResponseError},
     404: {"model": ResponseError},
-    429: {"model": ResponseError, "description": "too many downloads from this address"},
+    429: {
+        "model": ResponseError,
+        "description": "too many downloads, or requests, from this address (Retry-After: seconds)",
+    },
     500: {"model": ResponseError},
 }
 _BINARY: ResponseDocs = {

@@ -27,6 +27,9 @@ class Account(WireModel):
     # included, and the worker time one sweep may use in total.
     maxRunSeconds: float
     maxSweepWorkerSeconds: int
+    # additive (docs/limits.md, "Request rate"): requests a minute to token-protected routes,
+    # per account, as a token bucket that bursts up to this many
+    maxRequestsPerMinute: int
     scopes: dict[str, list[str]] = {}  # KeyScopes of the token in use
     links: AccountLinks = Field(alias="_links")
 
