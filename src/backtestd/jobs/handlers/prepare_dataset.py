@@ -111,9 +111,18 @@ def run_dataset_prepare(
 ) -> PrepareOutcome:
     version_id = dataset.version_id
     with ctx.database.unit_of_work() as uow:
-        version = DatasetRepository(uow.session).version_of(job.user_id, version_id)
+        repo = DatasetRepository(uow.session)
+        version = repo.version_of(job.user_id, version_id)
+        live = repo.of(job.user_id, dataset.dataset_id) is not None
     if version is None:
         raise JobFailed(f"dataset version {version_id} no longer exists")
+    if not live:
+        # Its files stay a grace period for work already reading them, not for new work: a
+        # prepare still queued (or resubmitted after its worker died) stops here.
+        raise JobFailed(
+            f"dataset {dataset.dataset_id} was deleted before this prepare ran; nothing was "
+            "prepared"
+        )
     progress.size(1)
     start, end = spec.start, spec.end
     data = _load(ctx, version, int(start.timestamp() * 1e6), int(end.timestamp() * 1e6))

@@ -161,3 +161,20 @@ def test_a_prepare_whose_version_was_reaped_fails_saying_so(
     services.datasets.delete(ERIN, dataset_id)  # no grace here: reaped at once
     with pytest.raises(JobFailed, match=f"dataset version {version_id} no longer exists"):
         run_prepare(ctx, *job(ctx, job_id))
+
+
+def test_a_prepare_still_queued_when_its_dataset_is_deleted_stops_without_reading_it(
+    tmp_path: Path,
+) -> None:
+    """The deleted dataset's files stay an hour for work already reading them; a prepare that
+    had not started yet (or is resubmitted after its worker died) must not start then."""
+    settings = Settings(data_dir=tmp_path / "data", dataset_reap_after_seconds=3600)
+    with dataset_services(settings) as built:
+        services, ctx = built
+        dataset_id, _ = _dataset(built, tmp_path, candle_csv())
+        request = PrepareInput(FROM, TO, None, None, dataset_id)
+        job_id, _ = services.backtests.prepare(ERIN, USER_EXCHANGE, "ticker", request)
+        services.datasets.delete(ERIN, dataset_id)
+        with pytest.raises(JobFailed, match=f"dataset {dataset_id} was deleted before"):
+            run_prepare(ctx, *job(ctx, job_id))
+        assert ctx.objects.get(prepared_manifest_key(job_id)) is None
