@@ -130,27 +130,29 @@ def execute_result(
 @router.delete(
     f"{BASE}/prepare/{{jobId}}",
     response_model=CancelBacktestResponse,
+    response_model_exclude_none=True,
     responses=_ERRORS,
     summary="Cancel a prepare (additive: its state later reads Aborted)",
 )
 def cancel_prepare(
     exchangeId: str, type: str, jobId: str, principal: BacktestsWrite, services: ServicesDep
 ) -> CancelBacktestResponse:
-    services.backtests.cancel_prepare(principal, exchangeId, type, jobId)
-    return CancelBacktestResponse(jobId=jobId)
+    finished = services.backtests.cancel_prepare(principal, exchangeId, type, jobId)
+    return CancelBacktestResponse.of(jobId, finished)
 
 
 @router.delete(
     f"{BASE}/execute/{{jobId}}",
     response_model=CancelBacktestResponse,
+    response_model_exclude_none=True,
     responses=_ERRORS,
     summary="Cancel a backtest",
 )
 def cancel_execute(
     exchangeId: str, type: str, jobId: str, principal: BacktestsWrite, services: ServicesDep
 ) -> CancelBacktestResponse:
-    services.backtests.cancel_execute(principal, exchangeId, type, jobId)
-    return CancelBacktestResponse(jobId=jobId)
+    finished = services.backtests.cancel_execute(principal, exchangeId, type, jobId)
+    return CancelBacktestResponse.of(jobId, finished)
 
 
 @router.get(

@@ -18,7 +18,7 @@ from backtestd.api.schemas.backtests import BacktestJobState, BaseConfig, Equity
 from backtestd.api.schemas.common import RequestBody, WireModel
 from backtestd.domain import backtests, sweep_results, sweeps
 from backtestd.domain.equity import OutMode
-from backtestd.domain.sweeps import MAX_SAFE_SEED
+from backtestd.domain.sweeps import MAX_SAFE_SEED, SweepStatus
 
 AxisValue = StrictBool | StrictInt | StrictFloat
 """A value a request may put on an axis."""
@@ -383,8 +383,25 @@ class ExecuteSweepResult(WireModel):
 
 
 class CancelSweepResponse(WireModel):
+    """``status`` is always ``cancelling``, as the description requires. For a sweep that had
+    already finished, ``sweepStatus`` and ``message`` say so, and nothing changed
+    (docs/api-decisions.md)."""
+
     status: Literal["cancelling"] = "cancelling"
     sweepId: str
+    sweepStatus: SweepStatusName | None = None
+    message: str | None = None
+
+    @classmethod
+    def of(cls, sweep_id: str, finished: SweepStatus | None) -> Self:
+        if finished is None:
+            return cls(sweepId=sweep_id)
+        return cls(
+            sweepId=sweep_id,
+            sweepStatus=finished.value,
+            message=f"sweep {sweep_id} has already finished ({finished.value}); nothing was "
+            "cancelled and its results are unchanged",
+        )
 
 
 class MarginalPoint(WireModel):
