@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from backtestd.domain.marketdata import DataKind, Segment
 from backtestd.errors import InvalidInput, NotFound

@@ -19,7 +19,9 @@ def test_hours_before_the_epoch_are_invalid_input(text: str) -> None:
         parse_hour(text, NOW)
 
 
-@pytest.mark.parametrize("text", ["2026-06-01T13", "2026-06-02T12", "2027-01-01T00", "9999-12-31T23"])
+@pytest.mark.parametrize(
+    "text", ["2026-06-01T13", "2026-06-02T12", "2027-01-01T00", "9999-12-31T23"]
+)
 def test_well_formed_hours_in_the_future_are_not_found(text: str) -> None:
     with pytest.raises(NotFound, match="not yet available"):
         parse_hour(text, NOW)

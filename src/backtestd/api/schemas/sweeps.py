@@ -20,8 +20,9 @@ from backtestd.domain import backtests, sweep_results, sweeps
 from backtestd.domain.equity import OutMode
 from backtestd.domain.sweeps import MAX_SAFE_SEED, SweepStatus
 
-AxisValue = StrictBool | StrictInt | StrictFloat
-"""A value a request may put on an axis."""
+AxisValue = StrictBool | StrictInt | StrictFloat | StrictStr
+"""A value a request may put on an axis. A string is read in the property's declared type
+(``"20"`` for an ``int`` is 20, as in an execute's ``params``), or kept for a text property."""
 ParamValue = StrictBool | StrictInt | StrictFloat | StrictStr
 """A swept value as a response shows it (a stored axis may hold a string)."""
 ObjectiveName = Literal["sharpe", "sortino", "pnl", "maxdd"]
