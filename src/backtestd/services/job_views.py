@@ -52,4 +52,5 @@ def not_found_hint(job: JobRecord | None, user_id: str) -> str:
     path = job_path(job)
     if path is None:
         return ""
-    return f"; {job.job_id} is a {job.kind.value} job: read it at GET /v1{path}"
+    article = "an" if job.kind.value[0] in "aeiou" else "a"
+    return f"; {job.job_id} is {article} {job.kind.value} job: read it at GET /v1{path}"
