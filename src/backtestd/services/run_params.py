@@ -105,7 +105,11 @@ def _integral(prop: PropertySpec, kind: str, value: ParamValue) -> int:
 
 
 def _real(prop: PropertySpec, kind: str, value: ParamValue) -> float:
-    out = float(_number(prop, kind, value))
+    number = _number(prop, kind, value)
+    try:
+        out = float(number)
+    except OverflowError:  # an integer beyond any double (10**400)
+        raise InvalidInput(f"params.{prop.name}: {number} is beyond the range of {kind}") from None
     if kind in FLOAT32 and abs(out) > FLOAT32_MAX:
         raise InvalidInput(f"params.{prop.name}: {out!r} is beyond the range of a Java float")
     return out

@@ -104,7 +104,12 @@ def coerce(prop: PropertySpec, value: ParamScalar) -> ParamScalar:
             raise InvalidInput(
                 f"sweep axis {prop.name!r}: {value!r} is beyond the range of a Java float"
             )
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an integer beyond any double (10**400)
+            raise InvalidInput(
+                f"sweep axis {prop.name!r}: {value} is beyond the range of {kind}"
+            ) from None
     if kind in BOOLEAN:
         if not isinstance(value, bool):
             raise InvalidInput(

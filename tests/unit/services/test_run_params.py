@@ -79,6 +79,7 @@ def test_canonical_requests_digest_as_before() -> None:
         ({"fast": True}, "params.fast: true is a boolean"),
         ({"fast": 2**31}, "params.fast: 2147483648 is outside the range of int"),
         ({"scale": "nan"}, "params.scale: the value must be a finite number"),
+        ({"scale": 10**400}, "params.scale: " + str(10**400) + " is beyond the range of double"),
         ({"flag": 1}, "params.flag: 1 is not true or false"),
         ({"flag": "yes"}, "params.flag: 'yes' is not true or false"),
     ],

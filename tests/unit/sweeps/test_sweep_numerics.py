@@ -129,6 +129,7 @@ def test_coercion_dedupes_equal_values_and_keeps_request_order() -> None:
         ("double", float("inf"), "must be finite"),
         ("float", 1e39, "beyond the range of a Java float"),
         ("int", "seven", "must be a number"),
+        ("double", 10**400, "beyond the range of double"),  # float() would overflow: a 500
         ("double", "", "must be a number"),
     ],
 )
