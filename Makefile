@@ -7,11 +7,24 @@ export BACKTESTD_HOST ?= 127.0.0.1
 export BACKTESTD_PORT ?= 8080
 export BACKTESTD_DATA_DIR ?= ./var
 
-.PHONY: run test install jvm lint unit bench
+.PHONY: run test install install-run uv jvm lint unit bench
 
-$(VENV)/.installed: pyproject.toml uv.lock
+uv:
 	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install --quiet uv==0.13.9
+
+# Everything the suite needs: run-time dependencies and the dev group (which includes the
+# `sdk` group). An exact sync: it also removes what the lock no longer names.
+$(VENV)/.installed: pyproject.toml uv.lock
+	@$(MAKE) --no-print-directory uv
 	$(UV) sync --frozen --compile-bytecode
+	@touch $@ $(VENV)/.installed-run
+
+# What `make run` needs: run-time dependencies and the official SDK (the `sdk` group), nothing
+# of the dev group. `--inexact` keeps what `make test` installed in the same .venv, so a `make
+# run` between two `make test`s never leaves the dev stamp above pointing at removed packages.
+$(VENV)/.installed-run: pyproject.toml uv.lock
+	@$(MAKE) --no-print-directory uv
+	$(UV) sync --frozen --compile-bytecode --no-default-groups --group sdk --inexact
 	@touch $@
 
 # The newest official clients, beside the pinned older ones, for the two-generation journeys.
@@ -23,10 +36,12 @@ $(VENV)/next-clients/.installed: $(VENV)/.installed tests/clients-next.txt
 
 install: $(VENV)/.installed
 
+install-run: $(VENV)/.installed-run
+
 jvm:
 	@if [ -f jvm/build.sh ]; then bash jvm/build.sh; fi
 
-run: install jvm
+run: install-run jvm
 	$(VENV)/bin/backtestd serve
 
 lint: install

@@ -241,9 +241,11 @@ def test_execute_errors(
         assert fragment in response.json()["message"], (path, response.text)
 
 
-def test_undeclared_param_fails_the_job_listing_declared_names(
+def test_undeclared_param_is_refused_at_submission_listing_declared_names(
     bob: AuthenticatedSession, live_server: LiveServer, ticker_prepare: str
 ) -> None:
+    """Once accepted with 202 and failed later; now a 400 before anything is queued (issue 27,
+    point 4; more in test_api_edges.py)."""
     strategy_id = bob.compile_strategy(source("ema_cross.java")).strategy_id
     response = call(
         live_server,
@@ -252,14 +254,10 @@ def test_undeclared_param_fails_the_job_listing_declared_names(
         "/backtest/sim/ticker/execute",
         json={"prepareJobId": ticker_prepare, "strategyId": strategy_id, "params": {"fastest": 3}},
     )
-    assert response.status_code == 202
-    body = wait_result(bob, "sim", "ticker", response.json()["jobId"])
-    assert body["state"]["status"] == "Failed"
-    detail = body["state"]["statusDetail"]
-    assert "fastest" in detail
-    assert "fast" in detail.replace("fastest", "")
-    assert "slow" in detail
-    assert body["results"]["strategyId"].endswith(strategy_id)
+    assert response.status_code == 400, response.text
+    message = response.json()["message"]
+    assert "params.fastest" in message
+    assert "declared: fast, slow" in message
 
 
 def test_params_are_applied_and_echoed(

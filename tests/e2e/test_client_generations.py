@@ -62,7 +62,17 @@ def test_every_journey_step_works_with_this_client_generation(
     assert isinstance(execute, dict)
     assert execute["status"] == "Completed"
     assert execute["curvePoints"] == execute["trades"] + 1
+    assert seen["cancelFinished"] == {
+        "keys": ["jobId", "jobStatus", "message"],
+        "jobStatus": "Completed",
+        "after": "Completed",
+    }
     assert seen["cancel"] == {"answer": "cancelling", "final": "Aborted"}
+    assert seen["cancelFinishedSweep"] == {
+        "status": "cancelling",
+        "sweepStatus": "COMPLETED",
+        "after": "COMPLETED",
+    }
     assert seen["sweep"] == {"status": "COMPLETED", "rows": 2, "marginals": 2}
     assert seen["deleted"] is True
     assert seen["dataset"] == {

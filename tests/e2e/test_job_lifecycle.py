@@ -67,7 +67,11 @@ def test_max_execute_gives_429_and_cancel_aborts(server: LiveServer) -> None:
         session,
         "POST",
         "/backtest/sim/ticker/execute",
-        json={"prepareJobId": prepared.job_id, "strategyId": runaway, "params": {"spins": 1}},
+        json={
+            "prepareJobId": prepared.job_id,
+            "strategyId": runaway,
+            "baseConfig": {"initialFunding": 200.0},  # another job: it declares no params
+        },
     )
     assert second.status_code == 429
     assert second.json()["code"] == 429
@@ -83,7 +87,11 @@ def test_max_execute_gives_429_and_cancel_aborts(server: LiveServer) -> None:
         session,
         "POST",
         "/backtest/sim/ticker/execute",
-        json={"prepareJobId": prepared.job_id, "strategyId": runaway, "params": {"spins": 1}},
+        json={
+            "prepareJobId": prepared.job_id,
+            "strategyId": runaway,
+            "baseConfig": {"initialFunding": 200.0},  # another job: it declares no params
+        },
     )
     assert third.status_code == 202  # the slot is free again
 

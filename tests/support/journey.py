@@ -79,6 +79,14 @@ def journey(base_url: str, key: str) -> dict[str, Any]:
         "trades": body["results"].get("totalTrades", 0),
         "curvePoints": len(body["results"].get("equityCurve", {}).get("points", [])),
     }
+    # Cancelling a finished job: 200 without `status`, the job unchanged (issue 27, point 3).
+    finished = session.cancel_backtest(exchange_id="sim", type_="ticker", job_id=job.job_id)
+    answer = finished.to_dict()
+    seen["cancelFinished"] = {
+        "keys": sorted(answer),
+        "jobStatus": answer.get("jobStatus"),
+        "after": _result(session, job.job_id)["state"]["status"],
+    }
     runaway = session.compile_strategy(source("loops_forever.java")).strategy_id
     busy = session.execute(
         exchange_id="sim", type_="ticker", prepare_job_id=accepted.job_id, strategy_id=runaway
@@ -102,6 +110,17 @@ def journey(base_url: str, key: str) -> dict[str, Any]:
         ).to_dict(),
         lambda r: r["status"] != "RUNNING" and r["progress"]["pendingShards"] == 0,
     )
+    again = session.cancel_sweep(
+        exchange_id="sim", type_="ticker", request_id=accepted.job_id, sweep_id=sweep.sweep_id
+    ).to_dict()
+    after = session.get_sweep_result(
+        exchange_id="sim", type_="ticker", request_id=accepted.job_id, sweep_id=sweep.sweep_id
+    ).to_dict()
+    seen["cancelFinishedSweep"] = {
+        "status": again["status"],
+        "sweepStatus": again.get("sweepStatus"),
+        "after": after["status"],
+    }
     sensitivity = session.get_sweep_sensitivity(
         exchange_id="sim", type_="ticker", request_id=accepted.job_id, sweep_id=sweep.sweep_id
     ).to_dict()

@@ -39,6 +39,8 @@ from backtestd.jobs.executors.base import JobExecutor
 from backtestd.marketdata.catalogue import Catalogue
 from backtestd.services.admission import Admission, NewJob
 from backtestd.services.dataset_prepare import DatasetPrepare, dataset_prepare_spec
+from backtestd.services.job_views import not_found_hint
+from backtestd.services.run_params import canonical_params
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database, UnitOfWork
 from backtestd.storage.db.repositories.jobs import JobRepository
@@ -168,6 +170,7 @@ class BacktestService:
             )
         if strategy is None:
             raise NotFound(f"no strategy {request.strategy_id!r}; see GET /v1/strategies")
+        params = canonical_params(params, strategy.declared_properties, strategy.strategy_id)
         spec = ExecuteSpec(
             prepare_job_id=prepare.job_id,
             strategy_id=strategy.strategy_id,
@@ -194,22 +197,29 @@ class BacktestService:
 
     def cancel_execute(
         self, principal: Principal, exchange_id: str, data_type: str, job_id: str
-    ) -> None:
-        self._cancel(principal, exchange_id, data_type, job_id, JobKind.EXECUTE)
+    ) -> JobStatus | None:
+        """``None`` when cancelling was requested, else the status the job had already
+        finished with (nothing is changed then: docs/api-decisions.md, "Cancelling a finished
+        job")."""
+        return self._cancel(principal, exchange_id, data_type, job_id, JobKind.EXECUTE)
 
     def cancel_prepare(
         self, principal: Principal, exchange_id: str, data_type: str, job_id: str
-    ) -> None:
+    ) -> JobStatus | None:
         """Additive (docs/api-decisions.md): a prepare reads hour after hour and stops at the
-        next hour once asked; one nobody started is aborted at once."""
-        self._cancel(principal, exchange_id, data_type, job_id, JobKind.PREPARE)
+        next hour once asked; one nobody started is aborted at once. Returns as
+        ``cancel_execute`` does."""
+        return self._cancel(principal, exchange_id, data_type, job_id, JobKind.PREPARE)
 
     def _cancel(
         self, principal: Principal, exchange_id: str, data_type: str, job_id: str, kind: JobKind
-    ) -> None:
-        self._owned(principal, exchange_id, data_type, job_id, kind)
+    ) -> JobStatus | None:
+        job = self._owned(principal, exchange_id, data_type, job_id, kind)
+        if job.status.terminal:
+            return job.status
         with self._database.unit_of_work() as uow:
             JobRepository(uow.session).request_cancel(job_id, self._clock())
+        return None
 
     # -- recovery -----------------------------------------------------------------------
 
@@ -377,7 +387,10 @@ class BacktestService:
             or job.exchange_id != exchange_id
             or job.data_type != data_type
         ):
-            raise NotFound(f"no {kind.value} job {job_id!r} on /{exchange_id}/{data_type}")
+            raise NotFound(
+                f"no {kind.value} job {job_id!r} on /{exchange_id}/{data_type}"
+                + not_found_hint(job, principal.user_id)
+            )
         return job
 
 

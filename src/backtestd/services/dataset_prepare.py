@@ -15,7 +15,7 @@ from datetime import datetime
 from backtestd.domain.accounts import Principal
 from backtestd.domain.backtests import DatasetVersionRef, PrepareSpec
 from backtestd.domain.datasets import BUSY, RT_CADENCE, USER_EXCHANGE, DatasetVersion
-from backtestd.domain.marketdata import DataKind, DataType
+from backtestd.domain.marketdata import DataType
 from backtestd.engine.cadence import CADENCE_MS, DEFAULT_CADENCE
 from backtestd.engine.prepare import parse_range_bound
 from backtestd.errors import InvalidInput, NotFound
@@ -44,7 +44,13 @@ def dataset_prepare_spec(
     check_range: Callable[[Principal, datetime, datetime], None],
 ) -> PrepareSpec:
     """Validate a ``user`` prepare and return its job spec (``cadence`` = the one in effect);
-    ``data_type`` is the path's ``ticker`` | ``kline`` | ``funding``."""
+    ``data_type`` is the path's ``ticker`` | ``kline`` | ``funding``.
+
+    A version of prices without candles (only ``timestamp`` and ``close`` are required on
+    upload) can be prepared as ``kline`` too: each bar is built from the closes in its bucket
+    (``feed_columns``), so at the version's own cadence open, high, low and close all equal
+    the close.
+    """
     feed = DataType(data_type)
     if feed is DataType.FUNDING:
         raise InvalidInput(
@@ -58,12 +64,6 @@ def dataset_prepare_spec(
     instrument, version = _version(
         database, principal, request.dataset_id, request.dataset_version_id
     )
-    if feed is DataType.KLINE and version.kind is not DataKind.KLINES:
-        raise InvalidInput(
-            f"dataset {request.dataset_id} holds prices without candles (no open/high/low "
-            "columns), so it cannot be prepared as kline; prepare it as ticker, or upload "
-            "candles with open, high, low and close columns"
-        )
     start, end = _bound("from", request.from_), _bound("to", request.to)
     if end <= start:
         raise InvalidInput(f"'to' ({request.to}) must be after 'from' ({request.from_})")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from backtestd.domain.marketdata import DataKind, Segment
 from backtestd.errors import InvalidInput, NotFound
@@ -15,9 +15,6 @@ from backtestd.services.rate_limit import RateLimiter
 
 HOUR_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}$")
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-# A client polling for the next hour with a skewed clock gets 404 (not yet available); an hour
-# further ahead than this can never exist soon and is a malformed request (400).
-FUTURE_TOLERANCE = timedelta(hours=24)
 MEDIA_TYPES = {
     "lastra": "application/vnd.lastra",
     "parquet": "application/vnd.apache.parquet",
@@ -33,10 +30,13 @@ class Download:
 
 
 def parse_hour(text: str | None, now: datetime | None = None) -> datetime:
-    """``YYYY-MM-DDTHH`` (UTC) to the hour start; ``InvalidInput`` says what is expected.
+    """``YYYY-MM-DDTHH`` (UTC) to the hour start.
 
-    Hours before the Unix epoch (timestamps are epoch milliseconds) or more than a day after
-    ``now`` are refused here, so no later date arithmetic can overflow (``9999-12-31T23``).
+    A missing or malformed hour, or one before the Unix epoch (timestamps are epoch
+    milliseconds), is ``InvalidInput`` (400) saying what is expected. A well-formed hour that
+    starts after ``now`` is ``NotFound`` (404): the description's "an hour that is not yet
+    available gives 404", however far ahead (``9999-12-31T23`` included). It is refused here,
+    before any date arithmetic, so no later step can overflow.
     """
     if not text:
         raise InvalidInput(
@@ -51,12 +51,16 @@ def parse_hour(text: str | None, now: datetime | None = None) -> datetime:
         hour = datetime.strptime(text, "%Y-%m-%dT%H").replace(tzinfo=UTC)
     except ValueError as exc:
         raise InvalidInput(f"hour {text!r} is not a real date and hour: {exc}") from exc
-    now = now or datetime.now(UTC)
-    if hour < EPOCH or hour > now + FUTURE_TOLERANCE:
+    if hour < EPOCH:
         raise InvalidInput(
-            f"hour {text!r} is out of range: market data hours lie between 1970-01-01T00 and "
-            f"the current hour ({now:%Y-%m-%dT%H} UTC); pick an hour inside the instrument's "
-            "coverage window"
+            f"hour {text!r} is out of range: market data hours start at 1970-01-01T00 (UTC); "
+            "pick an hour inside the instrument's coverage window"
+        )
+    now = now or datetime.now(UTC)
+    if hour > now:
+        raise NotFound(
+            f"hour {text!r} is not yet available: it starts after the current time "
+            f"({now:%Y-%m-%dT%H:%M} UTC); an hour can be downloaded once it is complete"
         )
     return hour
 

@@ -39,13 +39,16 @@ from backtestd.domain.sweeps import (
     SweepRow,
     SweepShardSpec,
     SweepSpec,
+    SweepStatus,
     SweepWorkerLimit,
     WalkForward,
+    sweep_status,
 )
 from backtestd.engine.equity_curve import transform
 from backtestd.errors import InvalidInput, NotFound
 from backtestd.services.admission import NewJob
 from backtestd.services.backtests import BacktestService
+from backtestd.services.job_views import not_found_hint
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.jobs import JobRepository
@@ -336,6 +339,7 @@ class SweepService:
             ):
                 raise NotFound(
                     f"no sweep {sweep_id!r} of request {request_id!r} on /{exchange_id}/{data_type}"
+                    + not_found_hint(job, principal.user_id)
                 )
             shards = repo.shards_of(sweep_id)
             spec = job.spec_as(SweepSpec)
@@ -412,10 +416,16 @@ class SweepService:
 
     def cancel(
         self, principal: Principal, exchange_id: str, data_type: str, request_id: str, sweep_id: str
-    ) -> None:
-        self.view(principal, exchange_id, data_type, request_id, sweep_id)  # 404 if not theirs
+    ) -> SweepStatus | None:
+        """``None`` when cancelling was requested; for a sweep that had already finished, its
+        status, and nothing changes (a completed sweep stays COMPLETED: docs/api-decisions.md,
+        "Cancelling a finished job")."""
+        view = self.view(principal, exchange_id, data_type, request_id, sweep_id)  # 404 if not
+        if view.job.status.terminal:
+            return sweep_status(view.job, view.shards)
         with self._database.unit_of_work() as uow:
             SweepJobRepository(uow.session).cancel(sweep_id, self._clock())
+        return None
 
     def finish_orphans(self) -> int:
         """Close the sweeps whose shards all ended while no process was there to close them

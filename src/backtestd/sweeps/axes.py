@@ -88,6 +88,8 @@ def coerce(prop: PropertySpec, value: ParamScalar) -> ParamScalar:
     127
     """
     kind = prop.type
+    if isinstance(value, str):
+        value = _from_text(prop, value)
     if not isinstance(value, bool):
         _finite_number(prop.name, value, "every value")
     if kind in INTEGRAL:
@@ -102,7 +104,12 @@ def coerce(prop: PropertySpec, value: ParamScalar) -> ParamScalar:
             raise InvalidInput(
                 f"sweep axis {prop.name!r}: {value!r} is beyond the range of a Java float"
             )
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an integer beyond any double (10**400)
+            raise InvalidInput(
+                f"sweep axis {prop.name!r}: {value} is beyond the range of {kind}"
+            ) from None
     if kind in BOOLEAN:
         if not isinstance(value, bool):
             raise InvalidInput(
@@ -113,6 +120,26 @@ def coerce(prop: PropertySpec, value: ParamScalar) -> ParamScalar:
     if kind is not None and kind != "java.lang.String":
         raise InvalidInput(f"sweep axis {prop.name!r}: properties of type {kind} cannot be swept")
     return value
+
+
+def _from_text(prop: PropertySpec, text: str) -> ParamScalar:
+    """A string for a numeric or boolean property read as the number or boolean it spells
+    (``"20"`` is 20, as in an execute's ``params``), so both spellings make the same sweep;
+    other strings stay strings (and are refused below unless the property takes text).
+
+    >>> _from_text(PropertySpec("n", "", None, True, type="int"), "20")
+    20
+    """
+    kind = prop.type
+    if kind in BOOLEAN and text.strip().lower() in ("true", "false"):
+        return text.strip().lower() == "true"
+    if kind in INTEGRAL or kind in REAL:
+        for parse in (int, float):
+            try:
+                return parse(text.strip())
+            except ValueError:
+                continue
+    return text
 
 
 def _integral(prop: PropertySpec, kind: str, value: ParamScalar) -> int:

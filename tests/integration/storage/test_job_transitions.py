@@ -180,3 +180,21 @@ def test_finish_refuses_a_non_terminal_target(database: Database) -> None:
     _job_in(database, "not-terminal", JobStatus.STARTED, cancel=False)
     with database.unit_of_work() as uow, pytest.raises(ValueError, match="terminal"):
         JobRepository(uow.session).finish("not-terminal", JobStatus.STARTED, NOW, None, None)
+
+
+@pytest.mark.parametrize(("status", "completed"), [(JobStatus.COMPLETED, 3), (JobStatus.FAILED, 2)])
+def test_a_completed_job_row_records_all_of_its_steps_done(
+    database: Database, status: JobStatus, completed: int
+) -> None:
+    """An execute's last step used to leave ``completed`` at 2 of 3 (issue 27, point 3)."""
+    job_id = f"progress-{status.value}"
+    _job_in(database, job_id, JobStatus.NEW, cancel=False)
+    with database.unit_of_work() as uow:
+        repo = JobRepository(uow.session)
+        assert repo.mark_started(job_id, NOW)
+        repo.set_progress(job_id, 3, 2)
+        assert repo.finish(job_id, status, NOW, None, None)
+    with database.unit_of_work() as uow:
+        record = JobRepository(uow.session).get(job_id)
+    assert record is not None
+    assert (record.size, record.completed) == (3, completed)

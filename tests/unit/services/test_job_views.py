@@ -72,7 +72,23 @@ def test_the_job_state_names_a_prepares_instrument_in_its_context_id() -> None:
     execute = BacktestJobState.of(_job(execute_spec()))
     assert prepare.contextId == "jctx:ticker:u1:sim:j1:eth/usdt"
     assert execute.contextId == "jctx:ticker:u1:sim:j1"
-    assert (prepare.completed, execute.completed, execute.size) == (7, 4, 10)
+    # A completed job did all of its work (issue 27: it used to show 4 of 10); a caller's own
+    # count (a sweep's rows) still wins.
+    assert (prepare.completed, execute.completed, execute.size) == (7, 10, 10)
     assert execute.startTime == "2026-03-01T12:00:05Z"
     assert execute.endTime is None
     assert execute.retryable is False
+
+
+@pytest.mark.parametrize(
+    ("status", "completed"),
+    [
+        (JobStatus.STARTED, 4),
+        (JobStatus.FAILED, 4),
+        (JobStatus.ABORTED, 4),
+        (JobStatus.COMPLETED, 10),
+    ],
+)
+def test_only_a_completed_job_reports_its_full_progress(status: JobStatus, completed: int) -> None:
+    state = BacktestJobState.of(_job(execute_spec(), status=status))
+    assert (state.size, state.completed) == (10, completed)

@@ -128,7 +128,9 @@ def test_coercion_dedupes_equal_values_and_keeps_request_order() -> None:
         ("double", float("nan"), "must be finite"),
         ("double", float("inf"), "must be finite"),
         ("float", 1e39, "beyond the range of a Java float"),
-        ("int", "7", "must be a number"),
+        ("int", "seven", "must be a number"),
+        ("double", 10**400, "beyond the range of double"),  # float() would overflow: a 500
+        ("double", "", "must be a number"),
     ],
 )
 def test_values_outside_the_java_type_are_a_400_naming_the_property(
@@ -136,6 +138,23 @@ def test_values_outside_the_java_type_are_a_400_naming_the_property(
 ) -> None:
     with pytest.raises(InvalidInput, match=f"'p'.*{fragment}"):
         resolve({"p": {"values": [value]}}, (prop("p", kind),))
+
+
+def test_numbers_and_booleans_spelled_as_strings_are_the_same_axis_values() -> None:
+    """``"20"`` and ``20`` make the same sweep (and so the same sweep id), as in execute."""
+    declared = (prop("slow", "int"), prop("scale", "double"), prop("flag", "boolean"))
+    spelled = {
+        "slow": {"values": ["20", 20, " 30 "]},
+        "scale": {"values": ["0.5", "1"]},
+        "flag": {"values": ["true", "False"]},
+    }
+    plain = {
+        "slow": {"values": [20, 30]},
+        "scale": {"values": [0.5, 1]},
+        "flag": {"values": [True, False]},
+    }
+    assert resolve(spelled, declared) == resolve(plain, declared)
+    assert resolve(spelled, declared)[0] == SweepAxis("slow", (20, 30))
 
 
 def test_boxed_byte_and_big_integer_properties_can_be_swept() -> None:

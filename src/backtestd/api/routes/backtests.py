@@ -131,6 +131,7 @@ def execute_result(
 @router.delete(
     f"{BASE}/prepare/{{jobId}}",
     response_model=CancelBacktestResponse,
+    response_model_exclude_none=True,
     responses=_ERRORS,
     summary="Cancel a prepare (additive: its state later reads Aborted)",
 )
@@ -141,13 +142,14 @@ def cancel_prepare(
     principal: BacktestsWrite,
     services: ServicesDep,
 ) -> CancelBacktestResponse:
-    services.backtests.cancel_prepare(principal, exchangeId, type, jobId)
-    return CancelBacktestResponse(jobId=jobId)
+    finished = services.backtests.cancel_prepare(principal, exchangeId, type, jobId)
+    return CancelBacktestResponse.of(jobId, finished)
 
 
 @router.delete(
     f"{BASE}/execute/{{jobId}}",
     response_model=CancelBacktestResponse,
+    response_model_exclude_none=True,
     responses=_ERRORS,
     summary="Cancel a backtest",
 )
@@ -158,8 +160,8 @@ def cancel_execute(
     principal: BacktestsWrite,
     services: ServicesDep,
 ) -> CancelBacktestResponse:
-    services.backtests.cancel_execute(principal, exchangeId, type, jobId)
-    return CancelBacktestResponse(jobId=jobId)
+    finished = services.backtests.cancel_execute(principal, exchangeId, type, jobId)
+    return CancelBacktestResponse.of(jobId, finished)
 
 
 @router.get(

@@ -115,6 +115,7 @@ def sweep_result(
 @router.delete(
     f"{SWEEP}/{{sweepId}}",
     response_model=CancelSweepResponse,
+    response_model_exclude_none=True,
     responses=_ERRORS,
     summary="Cancel a sweep (between parameter vectors)",
 )
@@ -126,8 +127,8 @@ def cancel_sweep(
     principal: BacktestsWrite,
     services: ServicesDep,
 ) -> CancelSweepResponse:
-    services.sweeps.cancel(principal, exchangeId, type, requestId, sweepId)
-    return CancelSweepResponse(sweepId=sweepId)
+    finished = services.sweeps.cancel(principal, exchangeId, type, requestId, sweepId)
+    return CancelSweepResponse.of(sweepId, finished)
 
 
 @router.get(

@@ -12,7 +12,7 @@ from backtestd.domain import backtest_results, backtests, equity
 from backtestd.domain.backtest_results import ExecuteResult, PrepareOutcome
 from backtestd.domain.backtests import PrepareSpec
 from backtestd.domain.equity import OutMode
-from backtestd.domain.jobs import JobRecord
+from backtestd.domain.jobs import JobRecord, JobStatus
 from backtestd.domain.timefmt import iso_z
 from backtestd.errors import InvalidInput
 from backtestd.services.job_views import is_retryable
@@ -133,7 +133,7 @@ class BacktestJobState(WireModel):
             "status": job.status.value,
             "statusDetail": job.status_detail,
             "size": job.size,
-            "completed": job.completed if completed is None else completed,
+            "completed": _completed(job) if completed is None else completed,
             "startTime": iso_z(job.start_time),
             "endTime": iso_z(job.end_time),
             "retryable": is_retryable(job),
@@ -142,6 +142,12 @@ class BacktestJobState(WireModel):
     @classmethod
     def of(cls, job: JobRecord, completed: int | None = None) -> Self:
         return cls(**cls.fields_of(job, completed))
+
+
+def _completed(job: JobRecord) -> int:
+    """A completed job did all of its work: ``completed`` equals ``size`` even for rows written
+    before the runner recorded it so (an execute's last step used to leave 2 of 3)."""
+    return job.size if job.status is JobStatus.COMPLETED else job.completed
 
 
 class PrepareJobState(BacktestJobState):
@@ -190,8 +196,26 @@ class PrepareJobState(BacktestJobState):
 
 
 class CancelBacktestResponse(WireModel):
-    status: Literal["cancelling"] = "cancelling"
+    """``status`` is present when cancelling was requested. For a job that had already
+    finished it is absent (the description makes it optional), and ``jobStatus`` and
+    ``message`` say how the job ended (docs/api-decisions.md)."""
+
+    status: Literal["cancelling"] | None = "cancelling"
     jobId: str
+    jobStatus: Literal["Completed", "Failed", "Aborted"] | None = None
+    message: str | None = None
+
+    @classmethod
+    def of(cls, job_id: str, finished: JobStatus | None) -> Self:
+        if finished is None:
+            return cls(jobId=job_id)
+        return cls(
+            status=None,
+            jobId=job_id,
+            jobStatus=finished.value,  # type: ignore[arg-type]
+            message=f"job {job_id} has already finished ({finished.value}); there is nothing "
+            "to cancel and its state is unchanged",
+        )
 
 
 class EquityPoint(WireModel):

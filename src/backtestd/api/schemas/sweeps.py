@@ -23,8 +23,9 @@ from backtestd.domain.jobs import JobStatus
 from backtestd.domain.sweeps import MAX_SAFE_SEED, SweepStatus
 from backtestd.domain.timefmt import iso_z
 
-AxisValue = StrictBool | StrictInt | StrictFloat
-"""A value a request may put on an axis."""
+AxisValue = StrictBool | StrictInt | StrictFloat | StrictStr
+"""A value a request may put on an axis. A string is read in the property's declared type
+(``"20"`` for an ``int`` is 20, as in an execute's ``params``), or kept for a text property."""
 ParamValue = StrictBool | StrictInt | StrictFloat | StrictStr
 """A swept value as a response shows it (a stored axis may hold a string)."""
 ObjectiveName = Literal["sharpe", "sortino", "pnl", "maxdd"]
@@ -404,8 +405,25 @@ def _fail_reason(result: sweep_results.SweepResult) -> str | None:
 
 
 class CancelSweepResponse(WireModel):
+    """``status`` is always ``cancelling``, as the description requires. For a sweep that had
+    already finished, ``sweepStatus`` and ``message`` say so, and nothing changed
+    (docs/api-decisions.md)."""
+
     status: Literal["cancelling"] = "cancelling"
     sweepId: str
+    sweepStatus: SweepStatusName | None = None
+    message: str | None = None
+
+    @classmethod
+    def of(cls, sweep_id: str, finished: SweepStatus | None) -> Self:
+        if finished is None:
+            return cls(sweepId=sweep_id)
+        return cls(
+            sweepId=sweep_id,
+            sweepStatus=finished.value,
+            message=f"sweep {sweep_id} has already finished ({finished.value}); nothing was "
+            "cancelled and its results are unchanged",
+        )
 
 
 class MarginalPoint(WireModel):

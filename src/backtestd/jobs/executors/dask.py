@@ -19,6 +19,7 @@ import dask.config
 from distributed import Client, LocalCluster, Nanny, fire_and_forget, get_client
 from distributed.security import Security
 
+from backtestd.jobs.executors.quiet_interrupt import PRELOAD as QUIET_INTERRUPT
 from backtestd.jobs.executors.warm import WarmUp
 from backtestd.jobs.runner import Yielded, run_job
 from backtestd.settings import Settings
@@ -141,6 +142,7 @@ class DaskExecutor:
                 env={"BACKTESTD_DATABASE_URL": settings.database_url},
                 protocol="tls://",
                 security=security,
+                preload=[QUIET_INTERRUPT],  # Ctrl-C stops workers through their nanny only
             )
             self._client = Client(self._cluster, security=security)
         if settings.warm_workers:
@@ -201,6 +203,7 @@ def run_worker(settings: Settings, address: str, nthreads: int) -> None:
             dashboard=False,
             local_directory=scratch,
             security=security,
+            preload=[QUIET_INTERRUPT],
         ) as nanny:
             await nanny.finished()
 

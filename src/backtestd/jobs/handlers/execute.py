@@ -154,7 +154,7 @@ def run_execute(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> Ex
         if failure.kind is RunFailureKind.CANCELLED:
             raise JobCancelled(job.job_id) from failure
         message = describe_run_failure(strategy, failure)
-        if failure.declared_properties:
+        if failure.declared_properties and "declared properties" not in message:
             message += f" (declared properties: {', '.join(failure.declared_properties)})"
         raise ExecuteFailed(message, identity) from failure
     progress.update(1)

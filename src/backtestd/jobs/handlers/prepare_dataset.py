@@ -3,7 +3,10 @@ same engine columns a managed prepare publishes, so execute and sweep cannot tel
 
 ``ticker``: every row is a tick (``last`` = ``close``; a missing ``bid``/``ask`` is the close,
 missing sizes and volume are 0). ``kline``: candles aggregated to the cadence with the same
-epoch-aligned buckets as managed data. Coverage is reported on the cadence grid: ``gaps``,
+epoch-aligned buckets as managed data; a version without ``open``/``high``/``low`` builds each
+bar from its closes (open = first, high = max, low = min, close = last close of the bucket;
+all four are the close at the version's own cadence), as the upload format requires only
+``timestamp`` and ``close``. Coverage is reported on the cadence grid: ``gaps``,
 ``largestGapSteps`` and ``coverageRatio`` (rows / expected steps; absent for ``rt``).
 """
 

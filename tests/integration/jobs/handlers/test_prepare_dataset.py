@@ -5,6 +5,7 @@ HTTP, no Dask, no JVM (a prepare runs no strategy)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -16,7 +17,6 @@ from backtestd.domain.accounts import Principal
 from backtestd.domain.backtest_results import PrepareOutcome
 from backtestd.domain.datasets import USER_EXCHANGE
 from backtestd.domain.marketdata import BID_SIZE, CLOSE_TS, RUN_COLUMNS, DataType
-from backtestd.errors import InvalidInput
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.datasets import run_dataset_ingest
 from backtestd.jobs.handlers.prepare import run_prepare
@@ -137,18 +137,57 @@ def test_a_prepare_pinned_to_an_earlier_version_reads_it_after_a_new_upload(
     assert pinned.data_to == CANDLES_START + timedelta(minutes=CANDLE_MINUTES - 1)
 
 
-def test_a_price_only_version_is_refused_as_kline_before_any_job(
-    parts: tuple[Services, WorkerContext], tmp_path: Path
+def _closes_only(minutes: int) -> tuple[bytes, list[tuple[int, float, float]]]:
+    """A 1-minute ``timestamp,close,volume`` upload (no candles) and its rows (epoch s)."""
+    rows = [
+        (1_740_960_000 + 60 * i, round(100 + 7 * math.sin(i / 4) + (i % 3) * 0.25, 6), 1.0 + i % 5)
+        for i in range(minutes)
+    ]
+    body = b"timestamp,close,volume\n" + b"".join(f"{t},{c!r},{v!r}\n".encode() for t, c, v in rows)
+    return body, rows
+
+
+def _bars_by_hand(
+    rows: list[tuple[int, float, float]], width_s: int
+) -> list[tuple[int, float, float, float, float, float]]:
+    """The bars a width makes of close-only rows, computed apart from the engine: per
+    epoch-aligned bucket, (start ms, first, max, min, last close, summed volume)."""
+    buckets: dict[int, list[tuple[float, float]]] = {}
+    for t, c, v in rows:
+        buckets.setdefault(t - t % width_s, []).append((c, v))
+    out = []
+    for start in sorted(buckets):
+        closes = [c for c, _ in buckets[start]]
+        volume = 0.0
+        for _, v in buckets[start]:
+            volume += v
+        out.append((start * 1000, closes[0], max(closes), min(closes), closes[-1], volume))
+    return out
+
+
+@pytest.mark.parametrize(("cadence", "width_s"), [("1m", 60), ("5m", 300), ("15m", 900)])
+def test_a_price_only_version_prepares_as_kline_with_bars_built_from_its_closes(
+    parts: tuple[Services, WorkerContext], tmp_path: Path, cadence: str, width_s: int
 ) -> None:
-    services, _ = parts
-    prices = b"timestamp,close\n" + b"".join(
-        f"{1_740_960_000 + 60 * i},{100 + i}\n".encode() for i in range(30)
-    )
-    dataset_id, _ = _dataset(parts, tmp_path, prices)
-    with pytest.raises(InvalidInput, match="cannot be prepared as kline"):
-        services.backtests.prepare(
-            ERIN, USER_EXCHANGE, "kline", PrepareInput(FROM, TO, None, None, dataset_id)
-        )
+    """Issue 27 point 6: the upload format requires only ``timestamp`` and ``close``, so a
+    price-only version is preparable as ``kline``; at its own cadence (1m) every bar is flat."""
+    _, ctx = parts
+    body, rows = _closes_only(60)
+    dataset_id, _ = _dataset(parts, tmp_path, body)
+    request = PrepareInput(FROM, TO, None, cadence, dataset_id)
+    job_id, in_effect, report = _prepare(parts, DataType.KLINE, request)
+
+    assert in_effect == report.cadence == cadence
+    expected = _bars_by_hand(rows, width_s)
+    got = {name: _column(ctx, job_id, name) for name in RUN_COLUMNS[DataType.KLINE]}
+    assert got["ts"].tolist() == [b[0] for b in expected]
+    for ix, name in enumerate(("open", "high", "low", "close", "volume"), start=1):
+        assert got[name].tolist() == [b[ix] for b in expected], name
+    assert np.array_equal(got[CLOSE_TS] - got["ts"], np.full(len(expected), width_s * 1000 - 1))
+    if cadence == "1m":
+        closes = [c for _, c, _ in rows]
+        for name in ("open", "high", "low", "close"):
+            assert got[name].tolist() == closes, name
 
 
 def test_a_prepare_whose_version_was_reaped_fails_saying_so(

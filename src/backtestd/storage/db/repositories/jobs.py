@@ -230,6 +230,8 @@ class JobRepository:
         }
         if completed is not None:
             values["completed"] = completed
+        elif status is JobStatus.COMPLETED:
+            values["completed"] = jobs.c.size  # a completed job did all of its steps
         outcome = self._session.execute(update(jobs).where(*condition).values(**values))
         return bool(getattr(outcome, "rowcount", 0))
 
