@@ -241,11 +241,11 @@ def test_execute_errors(
         assert fragment in response.json()["message"], (path, response.text)
 
 
-def test_undeclared_param_is_refused_at_submission_listing_declared_names(
+def test_undeclared_param_fails_the_job_at_once_listing_declared_names(
     bob: AuthenticatedSession, live_server: LiveServer, ticker_prepare: str
 ) -> None:
-    """Once accepted with 202 and failed later; now a 400 before anything is queued (issue 27,
-    point 4; more in test_api_edges.py)."""
+    """202 as the wire reference says, and the job is Failed from its first poll, listing the
+    declared names once (more in test_api_edges.py)."""
     strategy_id = bob.compile_strategy(source("ema_cross.java")).strategy_id
     response = call(
         live_server,
@@ -254,8 +254,10 @@ def test_undeclared_param_is_refused_at_submission_listing_declared_names(
         "/backtest/sim/ticker/execute",
         json={"prepareJobId": ticker_prepare, "strategyId": strategy_id, "params": {"fastest": 3}},
     )
-    assert response.status_code == 400, response.text
-    message = response.json()["message"]
+    assert response.status_code == 202, response.text
+    body = wait_result(bob, "sim", "ticker", response.json()["jobId"], timeout=5)
+    assert body["state"]["status"] == "Failed"
+    message = body["state"]["statusDetail"]
     assert "params.fastest" in message
     assert "declared: fast, slow" in message
 

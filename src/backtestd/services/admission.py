@@ -46,6 +46,10 @@ class NewJob:
     size: int = 0
     runs: bool = True
     """False for a job row that is never run itself (a sweep: its shards run)."""
+    failed: str | None = None
+    """A job accepted but already known to fail (an execute naming an undeclared param): it is
+    stored ``Failed`` with this reason and never queued, so it neither takes a worker nor
+    counts against a cap."""
 
 
 @dataclass(frozen=True)
@@ -88,25 +92,18 @@ class Admission:
         if repo.get(job.job_id) is not None:
             return Admitted(job.job_id, created=False)
         repo.lock_admission()
+        now = self._clock()
+        if job.failed is not None:
+            repo.add(self._record(principal, job, now))
+            repo.finish(job.job_id, JobStatus.FAILED, now, job.failed, None)
+            return Admitted(job.job_id, created=True)
         self._check_caps(repo, principal, job)
         if check is not None:
             check(uow)
-        now = self._clock()
         queued: list[tuple[str, int]] = []
         rank: int | None = None
         for new in (job, *children):
-            record = JobRecord(
-                job_id=new.job_id,
-                user_id=principal.user_id,
-                kind=new.kind,
-                exchange_id=new.exchange_id,
-                data_type=new.data_type,
-                spec=new.spec,
-                status=JobStatus.NEW,
-                created_at=now,
-                size=new.size,
-            )
-            if not repo.add(record) or not new.runs:
+            if not repo.add(self._record(principal, new, now)) or not new.runs:
                 continue
             if rank is None:
                 # Counted after the insert above, so this job itself is included: subtract it.
@@ -120,6 +117,20 @@ class Admission:
 
         uow.after_commit(submit)
         return Admitted(job.job_id, created=True)
+
+    @staticmethod
+    def _record(principal: Principal, new: NewJob, now: datetime) -> JobRecord:
+        return JobRecord(
+            job_id=new.job_id,
+            user_id=principal.user_id,
+            kind=new.kind,
+            exchange_id=new.exchange_id,
+            data_type=new.data_type,
+            spec=new.spec,
+            status=JobStatus.NEW,
+            created_at=now,
+            size=new.size,
+        )
 
     def _check_caps(self, repo: JobRepository, principal: Principal, job: NewJob) -> None:
         """The queue cap always; then the caller's per-user cap for this kind of work."""

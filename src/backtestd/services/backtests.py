@@ -40,7 +40,7 @@ from backtestd.marketdata.catalogue import Catalogue
 from backtestd.services.admission import Admission, NewJob
 from backtestd.services.dataset_prepare import DatasetPrepare, dataset_prepare_spec
 from backtestd.services.job_views import not_found_hint
-from backtestd.services.run_params import canonical_params
+from backtestd.services.run_params import canonical_params, undeclared_params
 from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database, UnitOfWork
 from backtestd.storage.db.repositories.jobs import JobRepository
@@ -170,7 +170,8 @@ class BacktestService:
             )
         if strategy is None:
             raise NotFound(f"no strategy {request.strategy_id!r}; see GET /v1/strategies")
-        params = canonical_params(params, strategy.declared_properties, strategy.strategy_id)
+        failure = undeclared_params(params, strategy.declared_properties, strategy.strategy_id)
+        params = canonical_params(params, strategy.declared_properties)
         spec = ExecuteSpec(
             prepare_job_id=prepare.job_id,
             strategy_id=strategy.strategy_id,
@@ -187,7 +188,8 @@ class BacktestService:
             cap = self._settings.tiers[principal.tier].max_total_storage_bytes
             spec = replace(spec, storage_limit=StorageLimit(principal.tier, cap))
         return self._submit(
-            principal, NewJob(job_id, JobKind.EXECUTE, exchange_id, data_type, spec)
+            principal,
+            NewJob(job_id, JobKind.EXECUTE, exchange_id, data_type, spec, failed=failure),
         )
 
     def execute_state(

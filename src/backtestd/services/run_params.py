@@ -2,9 +2,13 @@
 written in the declared types before the job id is digested.
 
 Why here and not in the engine: an undeclared key used to be accepted with 202 and fail the
-job later; and ``"20"`` and ``20`` for an ``int`` property ran the same backtest under two job
-ids. The engine receives every value as text (``param_text``), so a value written in its
-declared type runs exactly as the text the caller sent would have. Values already in their
+job only when a worker ran it (printing the declared names twice); and ``"20"`` and ``20`` for
+an ``int`` property ran the same backtest under two job ids. The wire reference keeps the 202
+for an undeclared key ("the job fails and the failure lists the declared names"), so
+:func:`undeclared_params` words that failure here, and the execute is stored already
+``Failed`` with it: the first poll says what is wrong, and no worker is taken. The engine
+receives every value as text (``param_text``), so a value written in its declared type runs
+exactly as the text the caller sent would have. Values already in their
 declared type (the canonical requests) are unchanged, so their job ids are too.
 """
 
@@ -21,23 +25,32 @@ from backtestd.sweeps.axes import BOOLEAN, FLOAT32, FLOAT32_MAX, INTEGRAL_RANGES
 
 
 def canonical_params(
-    params: Mapping[str, ParamValue], declared: tuple[PropertySpec, ...], strategy_id: str
+    params: Mapping[str, ParamValue], declared: tuple[PropertySpec, ...]
 ) -> dict[str, ParamValue]:
-    """``params`` with every value in its property's declared type; 400 for an undeclared
-    key (naming the declared ones) or a value the type cannot hold.
+    """``params`` with every declared value in its property's declared type (undeclared keys
+    as sent: see :func:`undeclared_params`); 400 for a value the type cannot hold.
 
     >>> n = PropertySpec("fast", "", "9", True, type="int")
-    >>> canonical_params({"fast": "20"}, (n,), "s1")
-    {'fast': 20}
+    >>> canonical_params({"fast": "20", "other": "x"}, (n,))
+    {'fast': 20, 'other': 'x'}
     """
     by_name = {p.name: p for p in declared}
-    out: dict[str, ParamValue] = {}
-    for name, value in params.items():
-        prop = by_name.get(name)
-        if prop is None:
-            raise InvalidInput(_undeclared(name, by_name, strategy_id), reason="UNKNOWN_PARAM")
-        out[name] = _typed(prop, value)
-    return out
+    return {
+        name: value if name not in by_name else _typed(by_name[name], value)
+        for name, value in params.items()
+    }
+
+
+def undeclared_params(
+    params: Mapping[str, ParamValue], declared: tuple[PropertySpec, ...], strategy_id: str
+) -> str | None:
+    """Why an execute with these ``params`` fails (the first key the strategy does not declare,
+    the declared ones and the likely one), or None when every key is declared."""
+    by_name = {p.name: p for p in declared}
+    for name in params:
+        if name not in by_name:
+            return _undeclared(name, by_name, strategy_id)
+    return None
 
 
 def _undeclared(name: str, by_name: Mapping[str, PropertySpec], strategy_id: str) -> str:
