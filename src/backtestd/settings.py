@@ -210,6 +210,10 @@ class Settings(BaseSettings):
     sweep_budget: int = Field(default=20_000, ge=1)  # backtests one sweep may run, folds included
     sweep_max_folds: int = Field(default=12, ge=2)
     sweep_max_shards: int = Field(default=64, ge=1)
+    # Prepared columns are a least-recently-used cache of this many bytes in all; a prepare
+    # unused this long may lose its columns, rebuilt on its next execute (docs/limits.md).
+    prepared_max_bytes: int = Field(default=20 * 1024**3, ge=0)
+    prepared_reclaim_grace_seconds: int = Field(default=900, ge=0)
     # A retained trial's equity curve is stored with at most this many points (first, last
     # and each bucket's extremes kept); a month of busy ticks was 16.6 MB per trial.
     sweep_curve_max_points: int = Field(default=20_000, ge=4)

@@ -29,6 +29,7 @@ from backtestd.domain.serial import to_stored
 from backtestd.engine.cadence import width_of
 from backtestd.engine.coverage import Slot, closed_slots, coverage_of
 from backtestd.engine.prepare import assemble
+from backtestd.jobs import prepared_cache
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.prepare_dataset import run_dataset_prepare
 from backtestd.jobs.progress import JobProgress
@@ -123,4 +124,5 @@ def run_prepare(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -> Pr
         job.job_id, spec, instrument.symbol, int(len(columns["ts"])), RUN_COLUMNS[feed]
     )
     ctx.objects.put(prepared_manifest_key(job.job_id), json.dumps(to_stored(manifest)).encode())
+    prepared_cache.stored(ctx, job, manifest)
     return outcome

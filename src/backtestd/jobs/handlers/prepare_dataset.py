@@ -36,6 +36,7 @@ from backtestd.domain.marketdata import (
 from backtestd.domain.serial import to_stored
 from backtestd.engine.cadence import CADENCE_MS
 from backtestd.engine.prepare import aggregate_klines
+from backtestd.jobs import prepared_cache
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.progress import JobFailed, JobProgress
 from backtestd.storage.db.repositories.datasets import DatasetRepository
@@ -148,6 +149,7 @@ def run_dataset_prepare(
     )
     manifest = PreparedManifest(job.job_id, spec, spec.instrument, int(ts.size), RUN_COLUMNS[feed])
     ctx.objects.put(prepared_manifest_key(job.job_id), json.dumps(to_stored(manifest)).encode())
+    prepared_cache.stored(ctx, job, manifest)
     progress.update(1)
     return outcome
 

@@ -37,6 +37,7 @@ from backtestd.domain.sweeps import (
 )
 from backtestd.engine.equity_curve import equity_points, resample
 from backtestd.engine.metrics import daily_returns, sweep_metrics
+from backtestd.jobs import prepared_cache
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.execute import ExecuteFailed
 from backtestd.jobs.handlers.trial import (
@@ -317,6 +318,7 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
             if turn.over():
                 writer.flush()
                 raise JobYielded(job.job_id)
+            prepared_cache.used(ctx, shard.spec.prepare_job_id)  # still in use: keep it
             size = turn.batch_size()
             batch = [(ix, shard.vectors[ix]) for ix in todo[at : at + size]]
             at += len(batch)
@@ -445,6 +447,7 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> ShardOutc
     best: Trial | None = None
     for at in range(0, len(shard.vectors), BATCH_VECTORS):
         progress.check()
+        prepared_cache.used(shard.ctx, spec.prepare_job_id)  # still in use: keep it
         batch = list(enumerate(shard.vectors))[at : at + BATCH_VECTORS]
         for trial in shard.trials(batch, (in_from, in_to), _never, progress):
             if not trial.row.aborted and (

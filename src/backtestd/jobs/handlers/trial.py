@@ -30,6 +30,7 @@ from backtestd.engine.portfolio import (
     simulate_marks,
     trigger_prices,
 )
+from backtestd.jobs import prepared_cache
 from backtestd.jobs.context import WorkerContext
 from backtestd.storage.objects.keys import prepared_column_key, prepared_manifest_key
 from backtestd.strategy.jvm import RunResult
@@ -124,7 +125,15 @@ class RunBudget:
 
 
 def load_prepared(ctx: WorkerContext, prepare_id: str, data_type: str) -> PreparedData:
+    """The prepared columns of ``prepare_id``, rebuilt first when they were reclaimed
+    (``jobs/prepared_cache.py``); each load refreshes the prepare's place in the LRU order."""
     manifest = _manifest(ctx, prepare_id)
+    if not prepared_cache.columns_present(ctx, manifest):
+        try:
+            prepared_cache.rebuild(ctx, manifest)
+        except prepared_cache.RebuildFailed as exc:
+            raise TrialFailed(str(exc)) from None
+    prepared_cache.used(ctx, prepare_id, force=True)
     paths: dict[str, Path] = {}
     for name in manifest.columns:
         path = ctx.objects.local_path(prepared_column_key(prepare_id, name))

@@ -5,6 +5,7 @@ from backtestd.storage.db.tables.base import metadata
 from backtestd.storage.db.tables.datasets import dataset_uploads, dataset_versions, datasets
 from backtestd.storage.db.tables.jobs import jobs
 from backtestd.storage.db.tables.market import market_hours
+from backtestd.storage.db.tables.prepared import prepared_data
 from backtestd.storage.db.tables.strategies import strategies
 from backtestd.storage.db.tables.sweeps import sweep_rows
 from backtestd.storage.db.tables.usage import storage_items
@@ -17,6 +18,7 @@ __all__ = [
     "jobs",
     "market_hours",
     "metadata",
+    "prepared_data",
     "storage_items",
     "strategies",
     "sweep_rows",
