@@ -342,6 +342,13 @@ def test_the_sweep_heatmap_has_a_scale_values_and_signed_colours_and_marginals_a
     # the ranking select says what the note says
     assert page.input_value("#lb-ranking") == "plateau"
     assert "plateau ranking" in page.inner_text("#leaderboard-note")
+    # cancelling a finished sweep says so instead of pretending to cancel
+    page.click("#cancel-sweep")
+    page.wait_for_function(
+        "() => document.querySelector('#toast').textContent.includes('already finished')",
+        timeout=15_000,
+    )
+    assert not page.is_visible("#sweep-error:not(:empty)")
     _both_widths(page, tmp_path, "sweep", "#trial-chart svg")
 
 

@@ -110,8 +110,9 @@ async function backtestsView() {
     const tr = e.target.closest("tr");
     const j = current.get(tr.dataset.id);
     try {
-      await api("DELETE", `/backtest/${encodeURIComponent(j.exchangeId)}/${j.type}/execute/${j.jobId}`);
-      toast(`cancelling ${executeLabel(j)}`);
+      const { data } = await api("DELETE", `/backtest/${encodeURIComponent(j.exchangeId)}/${j.type}/execute/${j.jobId}`);
+      // A finished job answers without a status and says so in its message.
+      toast(data?.status === "cancelling" ? `cancelling ${executeLabel(j)}` : data?.message ?? "already finished");
     } catch (err) { showError(tr.querySelector(".status"), err); }
   });
   try { await addPage(); } catch (err) { showError("#jobs-error", err); return; }

@@ -183,7 +183,11 @@ async function sweepView(exchange, type, request, id) {
   };
 
   $("#cancel-sweep").addEventListener("click", async () => {
-    try { await api("DELETE", base); toast("cancelling"); } catch (err) { showError("#sweep-error", err); }
+    try {
+      const { data } = await api("DELETE", base);
+      // A finished sweep keeps its status and says so in the message.
+      toast(data?.message ?? "cancelling");
+    } catch (err) { showError("#sweep-error", err); }
   });
   $("#lb-order").addEventListener("change", reload);
   $("#lb-ranking").addEventListener("change", reload);
