@@ -148,7 +148,7 @@ def test_a_flood_of_invalid_keys_and_tokens_from_one_address_is_cut_by_the_addre
                 break
         elapsed = time.monotonic() - started
         page = client.get(str(server.base_url).removesuffix("/v1") + "/")
-        asset = client.get(str(server.base_url).removesuffix("/v1") + "/assets/app.js")
+        asset = client.get(str(server.base_url).removesuffix("/v1") + "/assets/main.js")
     assert last is not None
     assert last.status_code == 429
     # every 401 counted: the budget, plus what refilled meanwhile (+1 for rounding)
