@@ -28,6 +28,7 @@ from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
+from backtestd.storage.db.repositories.sweeps import SweepRowRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
 from backtestd.storage.objects.keys import signals_key
 from backtestd.storage.objects.store import ObjectStore
@@ -205,6 +206,10 @@ class StrategyService:
                 usage.release(f"signals:{job_id}", now)
             keys = [signals_key(principal.user_id, job_id) for job_id in jobs]
             uow.after_commit(lambda: self._delete_objects(keys))
+            # Its sweeps' stored curves go too; their rows (metrics, params) stay readable.
+            rows = SweepRowRepository(uow.session)
+            for sweep_id in JobRepository(uow.session).sweeps_of(principal.user_id, strategy_id):
+                rows.drop_all_curves(sweep_id)
 
     def _delete_objects(self, keys: Sequence[str]) -> None:
         for key in keys:

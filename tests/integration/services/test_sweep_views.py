@@ -36,7 +36,7 @@ from backtestd.services.container import Services
 from backtestd.services.sweeps import SweepView
 from backtestd.settings import Settings
 from backtestd.sweeps.statistics import deflated_sharpe_ratios, probability_of_overfitting
-from tests.support.sweeps import T0, SweepFixture, metrics, sweep_services
+from tests.support.sweeps import T0, SweepFixture, add_strategy, metrics, sweep_services
 
 ALICE = Principal("views-alice", "pro")
 NOW = T0 + timedelta(seconds=60)
@@ -353,3 +353,22 @@ def test_the_wire_of_a_result_names_every_figure_once_and_leaves_unset_ones_out(
     assert "walkForward" not in wire
     assert "stalledSeconds" not in wire["progress"]
     assert math.isclose(wire["leaderboard"][1]["pnlPct"], 15.0)
+
+
+def test_deleting_the_strategy_reclaims_its_sweeps_curves_and_keeps_their_rows(
+    services: Services,
+) -> None:
+    add_strategy(services, ALICE, "stg_fixture", {"fast": "int"})
+    sweep = _four_trials(services, curves=CurvePrefs(mode=CurveMode.TOP_N, n=2))
+    before = sweep_views.result(_view(services, sweep), Objective.SHARPE, RANKED, RAW, 100, NOW)
+    assert {r.run_ix for r in before.board.rows if r.curve is not None} == {1, 3}
+
+    services.strategies.delete(ALICE, "stg_fixture")
+
+    view = _view(services, sweep)
+    after = sweep_views.result(view, Objective.SHARPE, RANKED, RAW, 100, NOW)
+    assert [r.run_ix for r in after.board.rows] == [r.run_ix for r in before.board.rows]
+    assert [r.curve for r in after.board.rows] == [None] * 4
+    assert (
+        sweep_views.trial_curve(view, services.sweeps.curve_row(view, 1), None, None, None) is None
+    )

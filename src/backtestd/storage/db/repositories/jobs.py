@@ -28,6 +28,7 @@ from backtestd.domain.jobs import (
     JobStatus,
     survives_cancel,
 )
+from backtestd.domain.sweeps import SweepSpec
 from backtestd.storage.db.conditions import status_in
 from backtestd.storage.db.insert import insert_new
 from backtestd.storage.db.tables import jobs
@@ -153,6 +154,20 @@ class JobRepository:
             if isinstance(spec, ExecuteSpec)
             and spec.strategy_id == strategy_id
             and spec.store_signals
+        ]
+
+    def sweeps_of(self, user_id: str, strategy_id: str) -> list[str]:
+        """Ids of the user's sweeps of ``strategy_id``."""
+        rows = self._session.execute(
+            select(jobs.c.job_id, jobs.c.spec).where(
+                jobs.c.user_id == user_id, jobs.c.kind == JobKind.SWEEP.value
+            )
+        ).all()
+        specs = ((job_id, spec_from_stored(stored)) for job_id, stored in rows)
+        return [
+            job_id
+            for job_id, spec in specs
+            if isinstance(spec, SweepSpec) and spec.strategy_id == strategy_id
         ]
 
     def unfinished(self) -> list[JobRecord]:

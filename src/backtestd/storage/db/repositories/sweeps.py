@@ -200,6 +200,14 @@ class SweepRowRepository:
         ).one()
         return int(done), int(aborted), last
 
+    def drop_all_curves(self, sweep_id: str) -> None:
+        """Reclaim every stored curve of a sweep (its strategy was deleted); rows stay."""
+        self._session.execute(
+            update(sweep_rows)
+            .where(sweep_rows.c.sweep_id == sweep_id, sweep_rows.c.curve.is_not(None))
+            .values(curve=null())
+        )
+
     def drop_curves(self, sweep_id: str, run_ixs: Iterable[int]) -> None:
         ixs = list(run_ixs)
         if ixs:
