@@ -116,8 +116,69 @@ def read_version(path: Path, data_format: DataFormat) -> VersionData:
             for name in value_columns(names)
         }
         return VersionData(raw * _scale(unit), columns)
-    table = pq.read_table(path)
+    return _from_table(pq.read_table(path))
+
+
+def read_version_range(
+    path: Path, data_format: DataFormat, start_us: int, end_us: int
+) -> VersionData:
+    """The version's rows in ``[start_us, end_us)``. Of a parquet version only the row groups
+    whose timestamp statistics overlap the range are read: a prepare of one hour of a large
+    version used to decode all of it (issue 26: a worker killed for memory in a loop)."""
+    if data_format is DataFormat.PARQUET:
+        groups = parquet_row_groups(path, start_us, end_us)
+        if groups is not None:
+            table = pq.ParquetFile(path).read_row_groups(groups)
+            return _from_table(table).between(start_us, end_us)
+    return read_version(path, data_format).between(start_us, end_us)
+
+
+_UNIT_SCALE = {"s": 1_000_000, "ms": 1_000, "us": 1, "ns": 0}
+
+
+def parquet_row_groups(path: Path, start_us: int, end_us: int) -> list[int] | None:
+    """The row groups of a parquet version that may hold rows of ``[start_us, end_us)``, from
+    each group's timestamp minimum and maximum; None when the statistics cannot tell (string
+    timestamps, no statistics), and the whole file must be read."""
+    parquet = pq.ParquetFile(path)
+    schema = parquet.schema_arrow
+    ts_name = next((n for n in TIMESTAMP_NAMES if n in schema.names), None)
+    if ts_name is None or parquet.num_row_groups == 0:
+        return None
+    kind = schema.field(ts_name).type
+    if pa.types.is_timestamp(kind):
+        scale = _UNIT_SCALE[kind.unit]
+    elif pa.types.is_integer(kind):
+        first = parquet.read_row_group(0, columns=[ts_name]).column(0)
+        if len(first) == 0:
+            return None
+        scale = _scale(detect_unit(first[0].as_py()))
+    else:
+        return None
+    index = schema.get_field_index(ts_name)
+    groups = []
+    for group in range(parquet.num_row_groups):
+        stats = parquet.metadata.row_group(group).column(index).statistics
+        if stats is None or not stats.has_min_max:
+            groups.append(group)
+            continue
+        low, high = _micros(int(stats.min_raw), scale), _micros(int(stats.max_raw), scale)
+        if high >= start_us and low < end_us:
+            groups.append(group)
+    return groups
+
+
+def _micros(value: int, scale: int) -> int:
+    return value // 1000 if scale == 0 else value * scale
+
+
+def _from_table(table: pa.Table) -> VersionData:
     ts_name = next(n for n in TIMESTAMP_NAMES if n in table.column_names)
+    if table.num_rows == 0:
+        return VersionData(
+            np.empty(0, dtype=np.int64),
+            {name: np.empty(0) for name in value_columns(table.column_names)},
+        )
     ts_column = table.column(ts_name).combine_chunks()
     unit = (
         TimestampUnit.MICROS

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from backtestd.datasets.version_file import VersionData, read_version
+from backtestd.datasets.version_file import VersionData, read_version_range
 from backtestd.domain.backtest_results import PrepareOutcome
 from backtestd.domain.backtests import DatasetVersionRef, PreparedManifest, PrepareSpec
 from backtestd.domain.datasets import DatasetVersion
@@ -49,7 +49,7 @@ GAP_FACTOR = 1.5
 def _load(ctx: WorkerContext, version: DatasetVersion, start_us: int, end_us: int) -> VersionData:
     local = ctx.objects.local_path(version.object_key)
     if local is not None and local.exists():
-        return read_version(local, version.data_format).between(start_us, end_us)
+        return read_version_range(local, version.data_format, start_us, end_us)
     root = ctx.settings.scratch_dir
     root.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=root, prefix="prepare-") as work:
@@ -57,7 +57,7 @@ def _load(ctx: WorkerContext, version: DatasetVersion, start_us: int, end_us: in
         with path.open("wb") as handle:
             for chunk in ctx.objects.iter_range(version.object_key):
                 handle.write(chunk)
-        return read_version(path, version.data_format).between(start_us, end_us)
+        return read_version_range(path, version.data_format, start_us, end_us)
 
 
 def _column(data: VersionData, name: str, fallback: npt.NDArray[np.float64]) -> np.ndarray:
