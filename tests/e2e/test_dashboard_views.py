@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.test_dashboard import CHROMIUM, sign_in  # skips the module without Chromium
 from tests.support.server import LiveServer
@@ -173,8 +174,21 @@ def _open(page: Page, server: LiveServer, key: str, address: str, ready: str) ->
         page.fill("#apikey", key)
         page.click("#signin button")
         page.wait_for_selector("#tier")
-    page.goto(f"{server.base_url.removesuffix('/v1')}/{address}")
-    page.wait_for_selector(ready, timeout=180_000)
+    # Hash navigation keeps the previous view until the new one renders: remove what ``ready``
+    # matches there, so the wait below cannot be satisfied by the page being left.
+    target = f"{server.base_url.removesuffix('/v1')}/{address}"
+    if page.url != target:  # the same address would not render again
+        page.evaluate("(sel) => document.querySelectorAll(sel).forEach((e) => e.remove())", ready)
+    page.goto(target)
+    try:
+        page.wait_for_selector(ready, timeout=180_000)
+    except PlaywrightTimeout:
+        errors = page.evaluate(
+            "() => [...document.querySelectorAll('.error')].map(e => e.id + ': ' + e.textContent)"
+        )
+        raise AssertionError(
+            f"{ready} never appeared on {address}; errors shown: {errors}"
+        ) from None
 
 
 def _both_widths(page: Page, out: Path, name: str, ready: str) -> None:
@@ -430,7 +444,11 @@ def test_a_user_dataset_is_prepared_and_backtested_from_the_form(
     option = page.locator("#execute-form select[name=prepare] option").first
     assert (option.get_attribute("value") or "").endswith("|user|ticker")
     page.click("#execute-form button")
-    page.wait_for_selector("#result-state", timeout=120_000)
+    page.wait_for_function(  # the result view polls until the run has ended
+        "() => ['Completed', 'Failed', 'Aborted'].includes("
+        "document.querySelector('#result-state')?.textContent)",
+        timeout=120_000,
+    )
     assert page.inner_text("#result-state") == "Completed"
     assert page.url.split("#")[1].startswith("/result/user/ticker/")
     assert int(page.inner_text("[data-metric=totalTrades]")) > 0

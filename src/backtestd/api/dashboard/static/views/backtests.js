@@ -121,7 +121,6 @@ async function backtestsView() {
   // update those rows in place, and offer a prepare that just completed to the execute form.
   poll(async () => {
     const { data } = await api("GET", `/backtest/jobs?limit=${PAGE}`);
-    let completedPrepare = false;
     for (const j of data.jobs) {
       const before = current.get(j.jobId);
       current.set(j.jobId, j);
@@ -129,11 +128,15 @@ async function backtestsView() {
       if (!tr) continue;
       if (before && before.status === j.status && before.completed === j.completed) continue;
       tr.outerHTML = jobRow(j);
-      if (j.kind === "prepare" && j.status === "Completed" && before && before.status !== "Completed") completedPrepare = true;
     }
-    if (completedPrepare) {
+    // Offer every completed prepare the form does not list yet. Compared with the form itself,
+    // not with the previous poll: the form's list and the table are read at different moments,
+    // and a prepare that completed in between was in neither "before" nor the form.
+    const select = $("#execute-form select[name=prepare]");
+    const offered = new Set([...select.options].map((o) => o.value.split("|")[0]));
+    if (data.jobs.some((j) => j.kind === "prepare" && j.status === "Completed" && !offered.has(j.jobId))) {
       const fresh = await listAll("/backtest/jobs?kind=prepare", "jobs", 200);
-      $("#execute-form select[name=prepare]").innerHTML = preparedOptions(fresh);
+      select.innerHTML = preparedOptions(fresh);
     }
     return { done: data.jobs.every((j) => TERMINAL.includes(j.status)) };
   }, { every: 1000, alive: whileShown(tbody) }).catch((err) => showError("#jobs-error", err));

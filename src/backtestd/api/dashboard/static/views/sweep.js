@@ -117,13 +117,22 @@ async function sweepView(exchange, type, request, id) {
   const drawOverlay = async () => {
     const retained = ui.rows.filter((r) => r.equityCurve).slice(0, OVERLAY_LIMIT);
     if (!retained.length) { $("#trial-chart").textContent = "No trial kept its equity curve (equityCurve.mode)."; return; }
+    // One curve that cannot be read (a transient error) is named, not a blank chart: the
+    // others are drawn, and the next poll tries the missing one again.
+    const failed = [];
     for (const r of retained) {
       if (ui.curves.has(r.runIx)) continue;
-      const { data: curve } = await api("GET", `${base}/runs/${r.runIx}/equityCurve`);
-      const [xs, ys] = curveArrays(curve);
-      ui.curves.set(r.runIx, { xs, ys, id: r.runIx, label: `run ${r.runIx}: ${params(r.params)}` });
+      try {
+        const { data: curve } = await api("GET", `${base}/runs/${r.runIx}/equityCurve`);
+        const [xs, ys] = curveArrays(curve);
+        ui.curves.set(r.runIx, { xs, ys, id: r.runIx, label: `run ${r.runIx}: ${params(r.params)}` });
+      } catch (err) {
+        failed.push(`run ${r.runIx}: ${err.message || err}`);
+      }
     }
-    const series = retained.map((r) => ui.curves.get(r.runIx));
+    $("#trial-error").textContent = failed.length ? `curves not shown: ${failed.join("; ")}` : "";
+    const series = retained.map((r) => ui.curves.get(r.runIx)).filter(Boolean);
+    if (!series.length) return;
     lineChart($("#trial-chart"), { series, highlight: ui.highlight, label: `equity of ${series.length} retained trials` });
     $("#trial-legend").innerHTML = series.map((s, k) => `<li class="${s.id === ui.highlight ? "highlight" : ""}"><span class="swatch s${k % 8}"></span>${esc(s.label)}</li>`).join("");
   };
@@ -175,7 +184,7 @@ async function sweepView(exchange, type, request, id) {
     renderHeatmaps(sens);
     ui.finished = data.status !== "RUNNING" && p.pendingShards === 0;
     if (ui.finished) await drawOverlay();
-    return ui.finished;
+    return ui.finished && !$("#trial-error").textContent;
   };
   const reload = async () => {
     $("#leaderboard-error").textContent = "";
