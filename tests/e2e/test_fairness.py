@@ -91,6 +91,19 @@ def _job_done(server: LiveServer, session: AuthenticatedSession, job_id: str) ->
     return done
 
 
+def _prepared(burner: AuthenticatedSession, victim: AuthenticatedSession) -> dict[str, str]:
+    """One completed hour of ``sim`` ticks for each of the two users."""
+    start, end = recent_range(1)
+    prepared = {}
+    for name, session in (("burner", burner), ("victim", victim)):
+        job = session.prepare(
+            exchange_id="sim", type_="ticker", instrument="BTC/USDT", from_=start, to=end
+        )
+        assert wait_prepare(session, "sim", "ticker", job.job_id).status.value == "Completed"
+        prepared[name] = str(job.job_id)
+    return prepared
+
+
 def test_validations_are_served_round_robin_across_users(server: LiveServer) -> None:
     burner = _session(server, "validation-burner")
     victim = _session(server, "validation-victim")
@@ -116,14 +129,7 @@ def test_validations_are_served_round_robin_across_users(server: LiveServer) -> 
 def test_jobs_of_a_busy_user_interleave_with_another_users(server: LiveServer) -> None:
     burner = _session(server, "job-burner")
     victim = _session(server, "job-victim")
-    start, end = recent_range(1)
-    prepared = {}
-    for name, session in (("burner", burner), ("victim", victim)):
-        job = session.prepare(
-            exchange_id="sim", type_="ticker", instrument="BTC/USDT", from_=start, to=end
-        )
-        assert wait_prepare(session, "sim", "ticker", job.job_id).status.value == "Completed"
-        prepared[name] = job.job_id
+    prepared = _prepared(burner, victim)
     burning = [_register(burner, _burner(10 + n)) for n in range(BURNERS)]
     ordinary = _register(victim, source("ema_cross.java"))
 
@@ -165,14 +171,7 @@ def test_a_running_sweep_gives_its_worker_to_another_users_job(server: LiveServe
     the victim, and still runs every vector exactly once."""
     burner = _session(server, "sweep-burner")
     victim = _session(server, "sweep-victim")
-    start, end = recent_range(1)
-    prepared = {}
-    for name, session in (("burner", burner), ("victim", victim)):
-        job = session.prepare(
-            exchange_id="sim", type_="ticker", instrument="BTC/USDT", from_=start, to=end
-        )
-        assert wait_prepare(session, "sim", "ticker", job.job_id).status.value == "Completed"
-        prepared[name] = job.job_id
+    prepared = _prepared(burner, victim)
     spinner = _register(burner, source("spins_per_run.java"))
     ordinary = _register(victim, source("ema_cross.java"))
     works = [SPIN_WORK + n for n in range(SPIN_VECTORS)]  # distinct vectors, equal cost

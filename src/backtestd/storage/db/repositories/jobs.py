@@ -14,6 +14,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from backtestd.domain.backtests import ExecuteSpec
 from backtestd.domain.job_specs import (
     JobResult,
+    JobSpec,
     result_from_stored,
     result_to_stored,
     spec_from_stored,
@@ -142,15 +143,9 @@ class JobRepository:
 
     def executes_storing_signals(self, user_id: str, strategy_id: str) -> list[str]:
         """Ids of the user's execute jobs of ``strategy_id`` that asked to store signals."""
-        rows = self._session.execute(
-            select(jobs.c.job_id, jobs.c.spec).where(
-                jobs.c.user_id == user_id, jobs.c.kind == JobKind.EXECUTE.value
-            )
-        ).all()
-        specs = ((job_id, spec_from_stored(stored)) for job_id, stored in rows)
         return [
             job_id
-            for job_id, spec in specs
+            for job_id, spec in self._specs_of(user_id, JobKind.EXECUTE)
             if isinstance(spec, ExecuteSpec)
             and spec.strategy_id == strategy_id
             and spec.store_signals
@@ -158,17 +153,20 @@ class JobRepository:
 
     def sweeps_of(self, user_id: str, strategy_id: str) -> list[str]:
         """Ids of the user's sweeps of ``strategy_id``."""
-        rows = self._session.execute(
-            select(jobs.c.job_id, jobs.c.spec).where(
-                jobs.c.user_id == user_id, jobs.c.kind == JobKind.SWEEP.value
-            )
-        ).all()
-        specs = ((job_id, spec_from_stored(stored)) for job_id, stored in rows)
         return [
             job_id
-            for job_id, spec in specs
+            for job_id, spec in self._specs_of(user_id, JobKind.SWEEP)
             if isinstance(spec, SweepSpec) and spec.strategy_id == strategy_id
         ]
+
+    def _specs_of(self, user_id: str, kind: JobKind) -> list[tuple[str, JobSpec]]:
+        """``(job id, spec)`` of every job of ``kind`` the user has."""
+        rows = self._session.execute(
+            select(jobs.c.job_id, jobs.c.spec).where(
+                jobs.c.user_id == user_id, jobs.c.kind == kind.value
+            )
+        ).all()
+        return [(str(job_id), spec_from_stored(stored)) for job_id, stored in rows]
 
     def unfinished(self) -> list[JobRecord]:
         rows = self._session.execute(
