@@ -72,6 +72,12 @@ class Conflict(BacktestdError):
     default_reason = "CONFLICT"
 
 
+class Gone(BacktestdError):
+    """What the request points at was discarded (an expired cursor of a moving window)."""
+
+    default_reason = "GONE"
+
+
 class Forbidden(BacktestdError):
     """A signed link that is tampered with or expired: refused without saying which."""
 

@@ -49,6 +49,15 @@ class TierLimits(BaseModel):
     # names none (None: the finest the source allows).
     cadences: list[str] | None = None
     default_cadence: str | None = None
+    # Live runs (docs/live.md, "Plans"): runs wanted running at once, instruments per run
+    # (0 = unlimited), whether `*` instruments, stream URLs and public runs are allowed, and
+    # the shortest sandbox trial a start may ask for.
+    max_live_runs: int = Field(default=1, ge=0)
+    max_live_instruments: int = Field(default=5, ge=0)
+    live_wildcards: bool = False
+    live_stream: bool = False
+    live_public: bool = True
+    min_sandbox_minutes: int = Field(default=1440, ge=5, le=1440)
 
 
 MIB = 1024 * 1024
@@ -67,6 +76,11 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_run_seconds=30,
         max_sweep_worker_seconds=600,
         requests_per_minute=300,
+        max_live_runs=1,
+        max_live_instruments=5,
+        live_wildcards=False,
+        live_stream=False,
+        min_sandbox_minutes=1440,
     ),
     "basic": TierLimits(
         max_execute=2,
@@ -81,6 +95,11 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_run_seconds=60,
         max_sweep_worker_seconds=1_800,
         requests_per_minute=600,
+        max_live_runs=3,
+        max_live_instruments=25,
+        live_wildcards=False,
+        live_stream=False,
+        min_sandbox_minutes=240,
     ),
     "pro": TierLimits(
         max_execute=4,
@@ -95,6 +114,11 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_run_seconds=125,
         max_sweep_worker_seconds=7_200,
         requests_per_minute=1_200,
+        max_live_runs=10,
+        max_live_instruments=200,
+        live_wildcards=True,
+        live_stream=True,
+        min_sandbox_minutes=60,
     ),
     "elite": TierLimits(
         max_execute=8,
@@ -109,6 +133,11 @@ DEFAULT_TIERS: dict[str, TierLimits] = {
         max_run_seconds=125,
         max_sweep_worker_seconds=28_800,
         requests_per_minute=2_400,
+        max_live_runs=50,
+        max_live_instruments=0,
+        live_wildcards=True,
+        live_stream=True,
+        min_sandbox_minutes=5,
     ),
 }
 
@@ -226,6 +255,25 @@ class Settings(BaseSettings):
     # Staged object writes and spooled uploads untouched this long are a crash's leftovers and
     # are removed as the service starts (services/leftovers.py).
     staging_max_age_seconds: int = Field(default=3600, ge=0)
+
+    # Live runs (docs/live.md). Executors hold runs by a lease in the database, renewed every
+    # third of live_lease_seconds: a run whose executor died is taken over after it expires.
+    live_enabled: bool = True
+    live_lease_seconds: float = Field(default=10.0, ge=1.0)
+    live_runs_per_worker: int = Field(default=50, ge=0)  # 0: this worker executes no run
+    live_max_runs: int = Field(default=500, ge=1)  # runs wanted running, all users together
+    live_heap_mb: int = Field(default=128, ge=32)  # each execution's own engine host JVM
+    live_feed_cpu_limit_seconds: float = Field(default=5.0, gt=0)  # one update's strategy call
+    # The signal record's moving window (docs/live.md, "Signals"): per run and in total.
+    live_signals_per_run: int = Field(default=50_000, ge=10)
+    live_signal_retention_days: float = Field(default=7.0, gt=0)
+    live_signals_total: int = Field(default=5_000_000, ge=100)
+    live_streams_enabled: bool = True
+    # Origins whose browsers may open the live channel (no Origin header: always allowed);
+    # empty = only this server's own origin (the dashboard).
+    live_allowed_origins: list[str] = Field(default_factory=list)
+    # How often each API replica looks for new signals of runs it has subscribers for.
+    live_poll_seconds: float = Field(default=0.05, gt=0)
 
     tiers: dict[str, TierLimits] = Field(default_factory=lambda: dict(DEFAULT_TIERS))
 

@@ -36,6 +36,12 @@ def test_account_reports_user_and_tier_limits(live_server: LiveServer, tier: str
     # additive (docs/limits.md, "Request rate"); the SDK keeps unknown keys aside
     assert raw["maxRequestsPerMinute"] == limits.requests_per_minute
     assert account.additional_properties["maxRequestsPerMinute"] == limits.requests_per_minute
+    # additive (docs/live.md, "Plans")
+    assert raw["maxLiveRuns"] == limits.max_live_runs
+    assert raw["maxLiveInstruments"] == limits.max_live_instruments
+    assert raw["liveWildcards"] is limits.live_wildcards
+    assert raw["liveStream"] is limits.live_stream
+    assert raw["minSandboxMinutes"] == limits.min_sandbox_minutes
 
 
 def test_usage_of_a_new_user_is_zero_with_links(live_server: LiveServer) -> None:

@@ -15,6 +15,7 @@ RESOURCES: dict[str, tuple[str, ...]] = {
     "strategies": ("read", "write"),
     "backtests": ("read", "write", "execute"),
     "datasets": ("read", "write"),
+    "live": ("read", "write"),
 }
 """Every resource and its actions, in display order."""
 

@@ -32,6 +32,12 @@ def get_account(principal: PrincipalDep, services: ServicesDep) -> Account:
         maxRunSeconds=limits.max_run_seconds,
         maxSweepWorkerSeconds=limits.max_sweep_worker_seconds,
         maxRequestsPerMinute=limits.requests_per_minute,
+        maxLiveRuns=limits.max_live_runs,
+        maxLiveInstruments=limits.max_live_instruments,
+        liveWildcards=limits.live_wildcards,
+        liveStream=limits.live_stream,
+        livePublic=limits.live_public,
+        minSandboxMinutes=limits.min_sandbox_minutes,
         scopes=to_wire(principal.scopes),
         _links=AccountLinks(self=HalLink(href=ACCOUNT_HREF), usage=HalLink(href=USAGE_HREF)),
     )

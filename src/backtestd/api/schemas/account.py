@@ -30,6 +30,14 @@ class Account(WireModel):
     # additive (docs/limits.md, "Request rate"): requests a minute to token-protected routes,
     # per account, as a token bucket that bursts up to this many
     maxRequestsPerMinute: int
+    # additive (docs/live.md, "Plans"): live runs at once, instruments per run (0 = unlimited),
+    # whether `*` instruments, stream URLs and public runs are allowed, the shortest trial
+    maxLiveRuns: int
+    maxLiveInstruments: int
+    liveWildcards: bool
+    liveStream: bool
+    livePublic: bool
+    minSandboxMinutes: int
     scopes: dict[str, list[str]] = {}  # KeyScopes of the token in use
     links: AccountLinks = Field(alias="_links")
 

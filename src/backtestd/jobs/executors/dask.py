@@ -20,6 +20,7 @@ from distributed import Client, LocalCluster, Nanny, fire_and_forget, get_client
 from distributed.security import Security
 
 from backtestd.jobs.executors.quiet_interrupt import PRELOAD as QUIET_INTERRUPT
+from backtestd.jobs.executors.live_plugin import LiveRuns
 from backtestd.jobs.executors.warm import WarmUp
 from backtestd.jobs.runner import Yielded, run_job
 from backtestd.settings import Settings
@@ -147,6 +148,8 @@ class DaskExecutor:
             self._client = Client(self._cluster, security=security)
         if settings.warm_workers:
             self._client.register_plugin(WarmUp(self._settings_json))
+        if settings.live_enabled and settings.live_runs_per_worker > 0:
+            self._client.register_plugin(LiveRuns(self._settings_json))
 
     def submit(self, job_id: str, priority: int = 0) -> None:
         future = self._client.submit(

@@ -4,6 +4,12 @@ from backtestd.storage.db.tables.api_keys import api_keys
 from backtestd.storage.db.tables.base import metadata
 from backtestd.storage.db.tables.datasets import dataset_uploads, dataset_versions, datasets
 from backtestd.storage.db.tables.jobs import jobs
+from backtestd.storage.db.tables.live import (
+    live_commands,
+    live_param_changes,
+    live_runs,
+    live_signals,
+)
 from backtestd.storage.db.tables.market import market_hours
 from backtestd.storage.db.tables.prepared import prepared_data
 from backtestd.storage.db.tables.strategies import strategies
@@ -16,6 +22,10 @@ __all__ = [
     "dataset_versions",
     "datasets",
     "jobs",
+    "live_commands",
+    "live_param_changes",
+    "live_runs",
+    "live_signals",
     "market_hours",
     "metadata",
     "prepared_data",
