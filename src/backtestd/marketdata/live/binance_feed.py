@@ -167,6 +167,7 @@ class BinanceSpotFeed:
         aggregator = _Aggregator(instruments, kind, self._kline_grace_ms)
         down_since, reason = seen_to, "nothing recorded before the feed connected"
         backoff = self._backoff_s
+        sessions = 0
         try:
             while not stop.is_set():
                 try:
@@ -178,9 +179,12 @@ class BinanceSpotFeed:
                     with connection:
                         opened = self.clock.now_ms()
                         self.connections += 1
-                        if opened - down_since >= 1000:
+                        # Before the stream's first connection only a whole second missing is
+                        # a gap (connecting takes a moment); after a lost connection any is.
+                        if opened - down_since >= (1 if sessions else 1000):
                             self.gaps += 1
                             yield LiveGap(instruments, down_since, opened, reason)
+                        sessions += 1
                         session = self._session(connection, aggregator, seen_to, stop)
                         delivered, reason = yield from session
                     down_since = self.clock.now_ms()
