@@ -27,7 +27,9 @@ def test_feeds_exist_exactly_for_the_listed_segments() -> None:
     assert live_feed_for("binance", "spot", settings) is None
     assert live_feed_for("kraken", "spot", settings) is None
     shared = MarketClock(rate=5)
-    assert live_feed_for("sim", "spot", settings, clock=shared).clock is shared  # type: ignore[union-attr]
+    with_shared = live_feed_for("sim", "spot", settings, clock=shared)
+    assert with_shared is not None
+    assert with_shared.clock is shared
 
 
 def test_binance_feed_runs_on_real_time_whatever_the_clock_rate() -> None:
