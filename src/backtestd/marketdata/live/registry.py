@@ -13,6 +13,8 @@ start of a live run refuses (400) a source whose exchange and segment are not li
 
 from __future__ import annotations
 
+import threading
+
 from backtestd.domain.marketdata import Segment
 from backtestd.marketdata.live.binance_feed import EXCHANGE_ID as BINANCE
 from backtestd.marketdata.live.binance_feed import BinanceSpotFeed
@@ -74,3 +76,49 @@ def live_feed_for(
     return BinanceSpotFeed(
         settings.live_binance_url, clock=MarketClock(), store=store, recorder=recorder
     )
+
+
+class LiveFeeds:
+    """The deployment's live feeds, built once per process: one market clock for every run, and
+    one feed per exchange segment shared by every run on it (a feed keeps no per-stream state;
+    sharing the binance feed shares its recorder, so a run's warm-up can replay what another run
+    on the same pair has received but not yet written).
+
+    It is also the ``live_segments(exchange)`` lookup the start route's checks need.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: HourlyStore | None = None,
+        sources: dict[str, GeneratingSource] | None = None,
+        clock: MarketClock | None = None,
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._sources = sources
+        self.clock = clock or MarketClock.from_settings(settings)
+        self._feeds: dict[tuple[str, str], LiveFeed] = {}
+        self._lock = threading.Lock()
+
+    def live_segments(self, exchange_id: str) -> list[str]:
+        return live_segments(exchange_id, self._settings)
+
+    def feed_for(self, exchange_id: str, segment: str) -> LiveFeed | None:
+        """The shared feed of one exchange segment; ``None`` if it is not offered here."""
+        key = (exchange_id, segment)
+        with self._lock:
+            feed = self._feeds.get(key)
+            if feed is None:
+                feed = live_feed_for(
+                    exchange_id,
+                    segment,
+                    self._settings,
+                    store=self._store,
+                    clock=self.clock,
+                    sources=self._sources,
+                )
+                if feed is None:
+                    return None
+                self._feeds[key] = feed
+            return feed

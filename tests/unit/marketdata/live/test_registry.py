@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from backtestd.marketdata.live import MarketClock, live_feed_for, live_segment_map, live_segments
+from backtestd.marketdata.live import (
+    LiveFeeds,
+    MarketClock,
+    live_feed_for,
+    live_segment_map,
+    live_segments,
+)
 from backtestd.marketdata.live.binance_feed import BinanceSpotFeed
 from backtestd.marketdata.live.sim_feed import SimLiveFeed
 from backtestd.settings import Settings
@@ -40,3 +46,18 @@ def test_binance_feed_runs_on_real_time_whatever_the_clock_rate() -> None:
     assert isinstance(feed, BinanceSpotFeed)
     assert feed.clock.rate == 1.0
     assert feed.url == "ws://127.0.0.1:9"
+
+
+def test_live_feeds_share_one_clock_and_one_feed_per_segment() -> None:
+    feeds = LiveFeeds(Settings(live_clock_rate=20, live_binance_enabled=True))
+    assert feeds.clock.rate == 20
+    sim = feeds.feed_for("sim", "spot")
+    assert sim is not None
+    assert sim.clock is feeds.clock
+    assert feeds.feed_for("sim", "spot") is sim
+    binance = feeds.feed_for("binance", "spot")
+    assert isinstance(binance, BinanceSpotFeed)
+    assert binance.clock is not feeds.clock  # the exchange runs on real time
+    assert feeds.feed_for("sim", "futures") is None
+    assert feeds.live_segments("binance") == ["spot"]
+    assert feeds.live_segments("kraken") == []
