@@ -184,6 +184,14 @@ class Settings(BaseSettings):
     sim_coverage_days: int = Field(default=365, ge=1, le=3650)
     # Generated hours are a bounded LRU cache (docs/limits.md); ingested hours never count.
     sim_cache_max_bytes: int = Field(default=1024 * MIB, ge=0)
+    # Live feeds (docs/live-feeds.md). Market time runs this many times faster than wall time
+    # from the moment the clock is created (tests and demos; 1.0 = real time). It moves only
+    # the sim feed: an exchange's feed always runs on real time.
+    live_clock_rate: float = Field(default=1.0, gt=0, le=10_000)
+    # The binance spot feed reads the exchange's public market streams; off by default because
+    # it needs outbound network access. Its hours are recorded into the store as "binance".
+    live_binance_enabled: bool = False
+    live_binance_url: str = "wss://stream.binance.com:9443"
     # Anonymous downloads per client address and minute (token bucket); 0 = unlimited.
     downloads_per_minute: int = Field(default=240, ge=0)
     # Requests to /v1 per client address and minute, whoever sends them and whatever the
@@ -276,6 +284,16 @@ class Settings(BaseSettings):
     live_poll_seconds: float = Field(default=0.05, gt=0)
 
     tiers: dict[str, TierLimits] = Field(default_factory=lambda: dict(DEFAULT_TIERS))
+
+    @field_validator("live_binance_url")
+    @classmethod
+    def _check_live_binance_url(cls, value: str) -> str:
+        if not value.startswith(("ws://", "wss://")):
+            raise ValueError(
+                f"live_binance_url {value!r} must be a ws:// or wss:// URL, "
+                "e.g. wss://stream.binance.com:9443"
+            )
+        return value.rstrip("/")
 
     @field_validator("public_base_url")
     @classmethod

@@ -155,7 +155,7 @@ def test_downloads_say_their_timestamp_unit_and_exchanges_their_shape(
     assert (sim["venueType"], sim["segments"], sim["liveSegments"]) == (
         "cex",
         ["spot", "futures"],
-        [],
+        ["spot"],
     )
     futures = httpx.get(f"{live_server.base_url}/exchange/sim/futures/instruments").json()
     assert futures["meta"]["venueType"] == "cex"

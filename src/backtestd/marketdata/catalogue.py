@@ -4,14 +4,16 @@ Built from what the store holds: ingested exchanges from the index of stored hou
 generating ``sim`` source from the coverage it declares (nothing is generated up front). The
 last price and 24-hour volume of a ``sim`` instrument come from its last 24 complete hours,
 generated on demand and remembered per hour, so a listing costs one new hour per instrument
-per hour of wall time.
+per hour of wall time. An exchange with a live feed here (``live_segments``) is listed with
+those segments, even before any of its hours is stored (a live run is started on what
+``GET /exchanges`` lists).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -38,6 +40,7 @@ class ExchangeInfo:
     id: str
     name: str
     description: str
+    live_segments: tuple[str, ...] = ()  # segments a live run can be fed from here
 
 
 @dataclass(frozen=True)
@@ -72,9 +75,11 @@ class Catalogue:
         database: Database,
         sources: dict[str, GeneratingSource],
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        live_segments: Mapping[str, list[str]] | None = None,
     ) -> None:
         self._database = database
         self._sources = sources
+        self._live = {k: tuple(v) for k, v in (live_segments or {}).items() if v}
         self._clock = clock
         self._lock = threading.Lock()
         self._sim_summaries: dict[tuple[str, str, datetime], tuple[float | None, float]] = {}
@@ -94,18 +99,21 @@ class Catalogue:
                 "Simulated exchange",
                 "Deterministic synthetic market data, generated on demand for any hour "
                 "(see docs/sim-exchange.md)",
+                self._live.get(source.exchange_id, ()),
             )
             for source in self._sources.values()
         ]
         with self._database.unit_of_work() as uow:
             stored = MarketHourRepository(uow.session).exchange_ids()
-        for exchange_id in stored:
+        for exchange_id in sorted({*stored, *self._live}):
             if exchange_id in self._sources:
                 continue
             name = KNOWN_NAMES.get(exchange_id, exchange_id)
-            infos.append(
-                ExchangeInfo(exchange_id, name, f"{name} history ingested from archive files")
-            )
+            live = self._live.get(exchange_id, ())
+            description = f"{name} history ingested from archive files"
+            if live:
+                description += " and recorded from its live market streams"
+            infos.append(ExchangeInfo(exchange_id, name, description, live))
         result = sorted(infos, key=lambda e: e.id)
         self._exchanges = (time.monotonic(), result)
         return result
@@ -167,7 +175,7 @@ class Catalogue:
             return source.instruments()
         with self._database.unit_of_work() as uow:
             ranges = MarketHourRepository(uow.session).ranges(exchange_id)
-        if not ranges:
+        if not ranges and exchange_id not in self._live:
             raise NotFound(f"no exchange {exchange_id!r}; see GET /v1/exchanges")
         return sorted({Instrument.parse(r.symbol) for r in ranges})
 
@@ -231,7 +239,7 @@ class Catalogue:
         with self._database.unit_of_work() as uow:
             repo = MarketHourRepository(uow.session)
             ranges = repo.ranges(exchange_id)
-            if not ranges:
+            if not ranges and exchange_id not in self._live:
                 raise NotFound(f"no exchange {exchange_id!r}; see GET /v1/exchanges")
             by_symbol: dict[str, dict[str, CoverageWindow]] = {}
             for r in ranges:

@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from backtestd.domain.catalogue import HourStats
 from backtestd.domain.marketdata import DataKind, HourFrame, Instrument, hour_start
@@ -123,6 +123,17 @@ class HourlyStore:
             (time.perf_counter() - started) * 1000,
         )
         return frame, blob
+
+    def stats(
+        self, exchange_id: str, instrument: Instrument, kind: DataKind, hour: datetime
+    ) -> HourStats | None:
+        """The index entry of one stored hour (its row count, native interval), if stored."""
+        hour = hour_start(hour)
+        with self._database.unit_of_work() as uow:
+            found = MarketHourRepository(uow.session).hours(
+                exchange_id, instrument.symbol, kind.value, hour, hour + timedelta(hours=1)
+            )
+        return found[0] if found else None
 
     def write(
         self, exchange_id: str, instrument: Instrument, frame: HourFrame, interval: str | None

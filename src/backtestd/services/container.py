@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from backtestd.jobs.executors.base import JobExecutor
 from backtestd.marketdata.catalogue import Catalogue
+from backtestd.marketdata.live import live_segment_map
 from backtestd.marketdata.sources import build_sources
 from backtestd.marketdata.store import HourlyStore
 from backtestd.services.accounts import AccountService
@@ -75,7 +76,7 @@ def build_services(settings: Settings) -> Services:
     store = HourlyStore(
         objects, database, sources, generated_max_bytes=settings.sim_cache_max_bytes
     )
-    catalogue = Catalogue(database, sources)
+    catalogue = Catalogue(database, sources, live_segments=live_segment_map(settings))
     secret = load_or_create_secret(settings)
     auth = AuthService(settings, database, secret, RateLimiter())
     engines = EnginePool(

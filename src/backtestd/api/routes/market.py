@@ -53,6 +53,7 @@ def list_exchanges(services: ServicesDep) -> list[Exchange]:
             name=e.name,
             description=e.description,
             segments=services.market.segments(e.id),
+            liveSegments=list(e.live_segments),
         )
         for e in services.market.exchanges()
     ]

@@ -16,7 +16,8 @@ class Exchange(WireModel):
     description: str
     venueType: Literal["cex", "dex"] = "cex"  # every exchange this service has is a cex
     segments: list[str] = Field(default_factory=list)
-    liveSegments: list[str] = Field(default_factory=list)  # no live trading here
+    # Segments a live run can be fed from here (GET /exchanges; docs/live-feeds.md).
+    liveSegments: list[str] = Field(default_factory=list)
 
 
 class CoverageWindow(WireModel):
