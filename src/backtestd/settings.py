@@ -188,6 +188,10 @@ class Settings(BaseSettings):
     # from the moment the clock is created (tests and demos; 1.0 = real time). It moves only
     # the sim feed: an exchange's feed always runs on real time.
     live_clock_rate: float = Field(default=1.0, gt=0, le=10_000)
+    # The wall time (epoch ms) at which a sped-up market clock read wall time; 0 = when the
+    # API process started (it passes it to its workers). Set it explicitly when several API
+    # replicas run a sped-up clock, so that they agree.
+    live_clock_anchor_ms: int = Field(default=0, ge=0)
     # The binance spot feed reads the exchange's public market streams; off by default because
     # it needs outbound network access. Its hours are recorded into the store as "binance".
     live_binance_enabled: bool = False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -13,6 +14,7 @@ from backtestd.api.body_limit import BodyLimitMiddleware
 from backtestd.api.dashboard import mount_dashboard, upload_origin
 from backtestd.api.docs import API_DESCRIPTION_VERSION, mount_api_docs, project_version
 from backtestd.api.errors import install_error_handlers
+from backtestd.api.live_mount import LIVE_BODY_MAX_BYTES, LIVE_COMMAND_MAX_BYTES, LiveChannel
 from backtestd.api.routes import (
     account,
     auth,
@@ -20,6 +22,7 @@ from backtestd.api.routes import (
     datasets,
     files,
     job_listing,
+    live as live_routes,
     market,
     strategies,
     sweeps,
@@ -51,6 +54,10 @@ log = logging.getLogger(__name__)
 
 def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
     """Build the app; the lifespan creates (or adopts) the services and disposes of them."""
+    if settings.live_clock_rate != 1.0 and not settings.live_clock_anchor_ms:
+        # A sped-up market clock is anchored once, here, and shipped to the workers with the
+        # settings, so that the API and every worker read the same market time.
+        settings = settings.model_copy(update={"live_clock_anchor_ms": int(time.time() * 1000)})
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -68,9 +75,11 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
             log.info("resubmitted %d unfinished jobs", resumed)
         recovery = JobRecovery(app.state.services.backtests, settings.job_recovery_seconds)
         recovery.start()
+        bridge = live.attach(app.state.services)
         try:
             yield
         finally:
+            await live.detach(bridge)
             recovery.stop()
             if owned:
                 app.state.services.close()
@@ -100,9 +109,12 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         sweeps,
         datasets,
         files,
+        live_routes,
     ):
         v1.include_router(module.router)
     app.include_router(v1)
+    live = LiveChannel(settings)
+    live.mount(app)
     mount_api_docs(app, API_PREFIX)
     mount_dashboard(
         app, upload_origin(settings.object_store_url, settings.resolved_s3_public_endpoint_url)
@@ -114,6 +126,10 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
             return None
         if method == "POST" and path.rstrip("/") == f"{API_PREFIX}/strategy":
             return settings.strategy_max_bytes
+        if path.startswith(f"{API_PREFIX}/live/") and path.endswith("/commands"):
+            return LIVE_COMMAND_MAX_BYTES
+        if "/live" in path:
+            return LIVE_BODY_MAX_BYTES
         return settings.max_body_bytes
 
     app.add_middleware(BodyLimitMiddleware, cap_for=cap_for)

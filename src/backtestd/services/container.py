@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from backtestd.jobs.executors.base import JobExecutor
 from backtestd.marketdata.catalogue import Catalogue
-from backtestd.marketdata.live import live_segment_map
+from backtestd.marketdata.live import LiveFeeds, live_segment_map
 from backtestd.marketdata.sources import build_sources
 from backtestd.marketdata.store import HourlyStore
 from backtestd.services.accounts import AccountService
@@ -20,6 +20,11 @@ from backtestd.services.dataset_preview import DatasetPreviews
 from backtestd.services.dataset_uploads import DatasetUploads
 from backtestd.services.datasets import DatasetService
 from backtestd.services.fair_queue import FairQueue
+from backtestd.services.live.commands import handles_commands
+from backtestd.services.live.control import LiveControl
+from backtestd.services.live.runs import LiveRunService, wall_ms
+from backtestd.services.live.signal_reads import LiveSignalReads
+from backtestd.services.live.tokens import LiveTokens
 from backtestd.services.market import MarketService
 from backtestd.services.rate_limit import RateLimiter
 from backtestd.services.request_limits import RequestLimits
@@ -58,6 +63,10 @@ class Services:
     dataset_imports: DatasetImports
     dataset_previews: DatasetPreviews
     request_limits: RequestLimits
+    live_runs: LiveRunService
+    live_control: LiveControl
+    live_signals: LiveSignalReads
+    live_tokens: LiveTokens
 
     def close(self) -> None:
         if self.backtests.executor is not None:
@@ -104,6 +113,8 @@ def build_services(settings: Settings) -> Services:
     datasets = DatasetService(
         settings, database, objects, upload_links, signed_urls, backtests.admission
     )
+    feeds = LiveFeeds(settings, store)
+    live_runs = LiveRunService(settings, database, feeds, feeds.clock.now_ms, wall_ms)
     return Services(
         settings=settings,
         database=database,
@@ -125,6 +136,12 @@ def build_services(settings: Settings) -> Services:
         dataset_imports=DatasetImports(datasets, catalogue),
         dataset_previews=DatasetPreviews(settings, datasets, objects),
         request_limits=RequestLimits(settings),
+        live_runs=live_runs,
+        live_control=LiveControl(
+            settings, database, live_runs, handles_commands(database), wall_ms
+        ),
+        live_signals=LiveSignalReads(database, live_runs),
+        live_tokens=LiveTokens(secret),
     )
 
 

@@ -39,20 +39,26 @@ class MarketClock:
         *,
         anchor_ms: int | None = None,
         wall: Callable[[], float] = time.time,
+        anchored_at_wall: bool = False,
     ) -> None:
         if not rate > 0:
             raise ValueError(f"a market clock's rate must be positive, got {rate}")
         self.rate = float(rate)
         self._wall = wall
-        self._anchor_wall = wall()
+        # ``anchored_at_wall``: market and wall time agreed at ``anchor_ms``, so every process
+        # given the same anchor reads the same market time (not the moment of its own start).
+        self._anchor_wall = anchor_ms / 1000 if anchored_at_wall and anchor_ms else wall()
         self.anchor_ms = int(self._anchor_wall * 1000) if anchor_ms is None else anchor_ms
         self._last = self.anchor_ms
         self._lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MarketClock:
-        """The deployment's clock (``BACKTESTD_LIVE_CLOCK_RATE``), anchored now."""
-        return cls(rate=settings.live_clock_rate)
+        """The deployment's clock (``BACKTESTD_LIVE_CLOCK_RATE``), anchored at
+        ``BACKTESTD_LIVE_CLOCK_ANCHOR_MS`` (the API sets it for its workers when a sped-up
+        clock has none: every process of a deployment must read the same market time)."""
+        anchor = settings.live_clock_anchor_ms or None
+        return cls(rate=settings.live_clock_rate, anchor_ms=anchor, anchored_at_wall=True)
 
     def now_ms(self) -> int:
         elapsed = self._wall() - self._anchor_wall

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import secrets
 import string
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -48,6 +49,10 @@ class LiveSegments(Protocol):
 
 MarketNow = Callable[[], int]
 """Market time now, in epoch milliseconds (faster than the wall clock only in tests/demos)."""
+
+
+def wall_ms() -> int:
+    return int(time.time() * 1000)
 
 
 def new_run_id() -> str:
