@@ -9,9 +9,9 @@ Wiring (in the application factory; ``hub.shutdown()`` in the lifespan's exit)::
         hub=hub, token_secret=secret, access=access, rpc=rpc,
         config=ConnectionConfig(allowed_origins=(public_origin,)),
     )
-    app.add_websocket_route("/connection/websocket", live_ws.handle)
-    app.add_websocket_route("/v1/connection/websocket", live_ws.handle)
-    app.add_websocket_route("/stream/{secret}", LiveStreamEndpoint(hub=hub, access=streams).handle)
+    app.add_api_websocket_route("/connection/websocket", live_ws.handle)
+    app.add_api_websocket_route("/v1/connection/websocket", live_ws.handle)
+    app.add_api_websocket_route("/stream/{secret}", LiveStreamEndpoint(hub=hub, access=streams).handle)
     ...
     hub.publish(run_id, signal_wire_dict, sandbox=signal_wire_dict["stage"] == "sandbox")
 """

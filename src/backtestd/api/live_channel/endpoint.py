@@ -1,10 +1,10 @@
 """The ``/connection/websocket`` route: the upgrade rules, then a ``ClientConnection``.
 
-Mount the bound method ``handle`` (Starlette treats a bound method as ``func(websocket)``)::
+Mount the bound method ``handle`` on the FastAPI app (a ``WebSocketRoute`` of it works too)::
 
     endpoint = LiveConnectionEndpoint(hub=hub, token_secret=..., access=..., rpc=...)
-    app.add_websocket_route("/connection/websocket", endpoint.handle)
-    app.add_websocket_route("/v1/connection/websocket", endpoint.handle)
+    app.add_api_websocket_route("/connection/websocket", endpoint.handle)
+    app.add_api_websocket_route("/v1/connection/websocket", endpoint.handle)
 
 At the upgrade: an ``Origin`` that is not allowed gets HTTP 403 (no ``Origin`` — servers and
 SDKs — is fine), and no subprotocol is ever selected: the socket speaks JSON only, so a client

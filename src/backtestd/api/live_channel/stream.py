@@ -9,7 +9,7 @@ At most ``max_connections_per_url`` sockets per URL (the next is closed ``1013``
 that falls too far behind is closed ``1013``; ``ChannelHub.close_stream`` closes ``1008``.
 WebSocket-level pings are the ASGI server's (uvicorn pings every 20 s by default).
 
-Mount: ``app.add_websocket_route("/stream/{secret}", endpoint.handle)``.
+Mount: ``app.add_api_websocket_route("/stream/{secret}", endpoint.handle)``.
 """
 
 from __future__ import annotations
