@@ -55,7 +55,10 @@ FAST = ConnectionConfig(
     connect_timeout=1.0,
     expired_close_delay=1.0,
 )
+UNREACHABLE_SECRET = "u" * 43
+"""A stream secret whose lookup fails, as with the database down."""
 SPEC = ConnectionConfig(allowed_origins=(ALLOWED_ORIGIN, "https://*.trusted.example"))
+
 
 @dataclass
 class LiveRun:
@@ -110,6 +113,8 @@ class Runs:
         }
 
     async def resolve(self, secret: str) -> str | None:
+        if secret == UNREACHABLE_SECRET:
+            raise ConnectionError("the run table cannot be read right now")
         return self.stream_secrets.get(secret)
 
 
