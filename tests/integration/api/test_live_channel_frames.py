@@ -275,6 +275,34 @@ def test_history_holds_sandbox_signals_of_a_subscribed_channel_only(
     run(scenario())
 
 
+def test_history_of_a_promoted_public_run_shows_sandbox_signals_to_the_owner_only(
+    live_server: LiveChannelServer,
+) -> None:
+    run_id = live_server.runs.add("alice", public=True, live=False)
+    channel = f"sig:{run_id}"
+
+    async def scenario() -> None:
+        sandbox = [await live_server.apublish(run_id, seq) for seq in (1, 2)]
+        live_server.runs.runs[run_id].live = True  # promoted
+        await live_server.apublish(run_id, 3, sandbox=False)
+        pages = {}
+        for user in ("alice", "bob"):
+            async with RawClient.open(live_server.url()) as client:
+                await client.connect(user)
+                await client.send(
+                    {"id": 2, "subscribe": {"channel": channel}},
+                    {"id": 3, "history": {"channel": channel, "limit": 300}},
+                )
+                assert await client.reply(2) == {"id": 2, "subscribe": {}}
+                pages[user] = (await client.reply(3))["history"]
+        assert [p["data"] for p in pages["alice"]["publications"]] == sandbox
+        assert pages["bob"]["publications"] == []
+        assert pages["bob"]["offset"] == pages["alice"]["offset"] == 3
+        assert pages["bob"]["epoch"] == pages["alice"]["epoch"]
+
+    run(scenario())
+
+
 def test_unsubscribe_stops_pushes_and_history(live_server: LiveChannelServer) -> None:
     run_id = live_server.runs.add("alice")
     channel = f"sig:{run_id}"

@@ -35,7 +35,15 @@ pytestmark = pytest.mark.filterwarnings(LEGACY_WEBSOCKETS_WARNINGS)
 
 
 def run(scenario: Coroutine[Any, Any, None]) -> None:
-    asyncio.run(asyncio.wait_for(scenario, 60))
+    async def main() -> None:
+        await asyncio.wait_for(scenario, 60)
+        # The SDK closes its sockets in background tasks (disconnect() does not wait for
+        # them); let them finish before the loop goes, or their transports leak.
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        if others:
+            await asyncio.wait(others, timeout=5)
+
+    asyncio.run(main())
 
 
 class Recorder(SubscriptionEventHandler):

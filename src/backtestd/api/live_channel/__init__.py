@@ -11,7 +11,8 @@ Wiring (in the application factory; ``hub.shutdown()`` in the lifespan's exit)::
     )
     app.add_api_websocket_route("/connection/websocket", live_ws.handle)
     app.add_api_websocket_route("/v1/connection/websocket", live_ws.handle)
-    app.add_api_websocket_route("/stream/{secret}", LiveStreamEndpoint(hub=hub, access=streams).handle)
+    stream_url = LiveStreamEndpoint(hub=hub, access=streams)
+    app.add_api_websocket_route("/stream/{secret}", stream_url.handle)
     ...
     hub.publish(run_id, signal_wire_dict, sandbox=signal_wire_dict["stage"] == "sandbox")
 """

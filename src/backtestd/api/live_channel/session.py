@@ -86,6 +86,7 @@ class ClientSession:
         self._user_id = ""
         self.expires_at = 0.0
         self.subscriptions: set[str] = set()
+        self._owned: dict[str, bool] = {}
         self._closed = False
 
     # -- ChannelSubscriber --------------------------------------------------------------------
@@ -132,7 +133,7 @@ class ClientSession:
             case "unsubscribe":
                 return self._unsubscribe(command)
             case "history":
-                return self._history(command)
+                return await self._history(command)
             case "rpc":
                 return await self._call(command)
             case "publish":
@@ -204,7 +205,9 @@ class ClientSession:
             self._hub.detach_channel(run_id, self)
         return protocol.reply(command.id, "unsubscribe", {})
 
-    def _history(self, command: Command) -> str:
+    async def _history(self, command: Command) -> str:
+        """§5.3. The history holds sandbox-stage signals, which only the owner may read (§7.12):
+        a reader of a promoted public run gets the position and no publications."""
         params = command.params
         run_id = _run_id(params)
         if run_id not in self.subscriptions:
@@ -214,6 +217,8 @@ class ClientSession:
         if not _is_int(limit) or limit < 0 or not isinstance(reverse, bool):
             raise ReplyError.of(ERROR_BAD_REQUEST)
         since = _position(params.get("since"))
+        if limit and not await self._owns(run_id):
+            limit = 0
         try:
             page = self._hub.history(
                 run_id, limit=min(limit, HISTORY_MAX_LIMIT), since=since, reverse=reverse
@@ -247,6 +252,13 @@ class ClientSession:
             log.exception("the live.params RPC failed")
             raise ReplyError.of(ERROR_INTERNAL, temporary=True) from exc
         return protocol.reply(command.id, "rpc", {"data": result})
+
+    async def _owns(self, run_id: str) -> bool:
+        owned = self._owned.get(run_id)
+        if owned is None:  # a run's owner never changes: ask once per connection
+            owned = await self._ask(self._access.is_owner(self._user_id, run_id))
+            self._owned[run_id] = owned
+        return owned
 
     async def _ask(self, check: Any) -> bool:
         try:
