@@ -4,7 +4,8 @@ The hub fans a publication out by putting one already-encoded frame into every s
 outbox; ``put`` never waits, so one slow reader cannot hold up the others or the publisher.
 An outbox over its byte budget asks for its connection to be closed (the caller says with
 which code) and drops what it held: a reader that far behind reconnects and catches up by
-REST. The connection's writer task is the only consumer.
+REST. The connection's writer task is the only consumer. Sizes are counted in characters of
+the encoded JSON (bytes, for the ASCII that signals mostly are).
 """
 
 from __future__ import annotations

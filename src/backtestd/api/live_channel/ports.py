@@ -20,7 +20,8 @@ class ChannelAccess(Protocol):
         ...
 
     async def is_owner(self, user_id: str, run_id: str) -> bool:
-        """True when the run exists and is the user's."""
+        """True when the run exists and is the user's. Asked (once per connection and run)
+        before ``history`` shows sandbox-stage signals, which are the owner's only (§7.12)."""
         ...
 
 

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from backtestd.api.live_channel.config import StreamConfig
 from backtestd.api.live_channel.hub import ChannelHub, StreamAttach
@@ -106,7 +106,10 @@ class LiveStreamEndpoint:
         if run_id is None:
             await deny(websocket, 404, "not found")
             return
-        await websocket.accept()
+        try:
+            await websocket.accept()
+        except (OSError, RuntimeError, WebSocketDisconnect):  # the client left during the lookup
+            return
         connection = StreamConnection(websocket, secret, self._config)
         attached = self._hub.attach_stream(
             run_id,
