@@ -22,10 +22,12 @@ from backtestd.api.routes import (
     datasets,
     files,
     job_listing,
-    live as live_routes,
     market,
     strategies,
     sweeps,
+)
+from backtestd.api.routes import (
+    live as live_routes,
 )
 from backtestd.api.schemas.common import ResponseDocs, ResponseError
 from backtestd.services.container import Services, build_services, start_executor

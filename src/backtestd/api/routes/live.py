@@ -22,13 +22,13 @@ from backtestd.api.live_wire import (
     summary_wire,
 )
 from backtestd.api.schemas import live as wire
-from backtestd.api.schemas.common import HalLink, RequestBody, ResponseError
+from backtestd.api.schemas.common import HalLink, RequestBody, ResponseDocs, ResponseError
 from backtestd.domain.live import Visibility
 from backtestd.errors import InvalidInput
 from backtestd.services.live.signal_reads import signal_query
 
 router = APIRouter(tags=["live"], responses={401: {"model": ResponseError}})
-_ERRORS = {s: {"model": ResponseError} for s in (400, 403, 404, 409)}
+_ERRORS: ResponseDocs = {s: {"model": ResponseError} for s in (400, 403, 404, 409)}
 Body = TypeVar("Body", bound=RequestBody)
 Limit = Annotated[int | None, Query(description="entries per page, 1 to 100 (default 20)")]
 Cursor = Annotated[str | None, Query(description="the cursor of _links.next")]

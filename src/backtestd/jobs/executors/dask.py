@@ -19,8 +19,8 @@ import dask.config
 from distributed import Client, LocalCluster, Nanny, fire_and_forget, get_client
 from distributed.security import Security
 
-from backtestd.jobs.executors.quiet_interrupt import PRELOAD as QUIET_INTERRUPT
 from backtestd.jobs.executors.live_plugin import LiveRuns
+from backtestd.jobs.executors.quiet_interrupt import PRELOAD as QUIET_INTERRUPT
 from backtestd.jobs.executors.warm import WarmUp
 from backtestd.jobs.runner import Yielded, run_job
 from backtestd.settings import Settings

@@ -194,7 +194,7 @@ class LiveExecution:
         self._trial_started_ms = trial if trial is not None else now
         if trial is None:
             with self._database.unit_of_work() as uow:
-                LiveRunRepository(uow.session).set(
+                LiveRunRepository(uow.session).set_values(
                     self.run_id, {"trial_started_ms": self._trial_started_ms}
                 )
         return resume_at - self.record.warm_from * 1000
@@ -322,7 +322,7 @@ class LiveExecution:
                 values["stats"] = self._stats(now)
                 self._last_stats_ms = now
             if values:
-                runs.set(self.run_id, values)
+                runs.set_values(self.run_id, values)
         return True
 
     def _stats(self, now: int) -> dict[str, Any]:
@@ -364,7 +364,7 @@ class LiveExecution:
             runs = LiveRunRepository(uow.session)
             record = runs.get(self.run_id)
             updated = max(self._wall_now(), (record.updated_at_ms + 1) if record else 0)
-            runs.set(
+            runs.set_values(
                 self.run_id,
                 {"stage": LiveStage.LIVE.value, "gate": gate, "updated_at_ms": updated},
             )
@@ -406,4 +406,4 @@ class LiveExecution:
                 values["gate"] = gate
             if self._counters.processed:
                 values["stats"] = self._stats(self._wall_now())
-            runs.set(self.run_id, values)
+            runs.set_values(self.run_id, values)

@@ -111,11 +111,11 @@ class LiveSupervisor:
             if executions is None:
                 continue  # another supervisor was faster
             try:
-                execution = self._build(run_id, executions)
+                built = self._build(run_id, executions)
             except Exception:
                 log.exception("could not build the execution of live run %s", run_id)
-                execution = None
-            if execution is None:
+                built = None
+            if built is None:
                 self._release(run_id)
                 continue
             thread = threading.Thread(target=execution.run, name=f"live-{run_id}", daemon=True)

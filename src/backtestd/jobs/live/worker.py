@@ -49,7 +49,7 @@ def build_supervisor(ctx: WorkerContext, owner: str | None = None) -> LiveSuperv
             runs = LiveRunRepository(uow.session)
             record = runs.get(run_id)
             if record is not None:
-                runs.set(
+                runs.set_values(
                     run_id,
                     {
                         "state": LiveState.FAILED.value,
@@ -64,7 +64,7 @@ def build_supervisor(ctx: WorkerContext, owner: str | None = None) -> LiveSuperv
             strategy = StrategyRepository(uow.session).get(record.strategy_id) if record else None
         if record is None or strategy is None:
             return None
-        feed = feeds.feed(record.source.exchange, record.source.segment)
+        feed = feeds.feed_for(record.source.exchange, record.source.segment)
         if feed is None:
             fail(run_id, Reasons.FEED_LOST)
             return None

@@ -86,7 +86,7 @@ class LiveControl:
             version = record.params_version + 1
             effective = self._runs.market_now() + EFFECTIVE_MARGIN_MS
             runs.add_params_change(ParamsChange(run_id, version, typed, effective))
-            runs.set(
+            runs.set_values(
                 run_id,
                 {
                     "params": {**record.params, **typed},
@@ -155,7 +155,7 @@ class LiveControl:
                 reason="NO_STREAM",
             )
         with self._database.unit_of_work() as uow:
-            LiveRunRepository(uow.session).set(run_id, {"stream_secret": new_stream_secret()})
+            LiveRunRepository(uow.session).set_values(run_id, {"stream_secret": new_stream_secret()})
         url = self._runs.stream_url(self._runs.own(principal, run_id))
         assert url is not None
         return url
@@ -168,7 +168,7 @@ class LiveControl:
                 reason="NO_STREAM",
             )
         with self._database.unit_of_work() as uow:
-            LiveRunRepository(uow.session).set(
+            LiveRunRepository(uow.session).set_values(
                 run_id, {"stream_revoked": True, "stream_secret": None}
             )
 

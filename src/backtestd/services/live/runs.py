@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 import string
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -175,7 +175,7 @@ class LiveRunService:
         principal: Principal,
         strategy: StrategyRecord,
         start: LiveStart,
-        params: dict[str, object],
+        params: Mapping[str, object],
         runs: LiveRunRepository,
     ) -> LiveRunRecord:
         limits = self._settings.tiers[principal.tier]
@@ -307,7 +307,7 @@ class LiveRunService:
                 values["description"] = description
             if values:
                 values["updated_at_ms"] = self._next_update(record)
-                runs.set(run_id, values)
+                runs.set_values(run_id, values)
                 record = runs.get(run_id) or record
         return record
 
@@ -332,7 +332,7 @@ class LiveRunService:
             }
             if not held and record.state is not LiveState.FAILED:
                 values["state"] = LiveState.STOPPED.value
-            runs.set(record.run_id, values)
+            runs.set_values(record.run_id, values)
             return runs.get(record.run_id) or record
 
     def _next_update(self, record: LiveRunRecord) -> int:

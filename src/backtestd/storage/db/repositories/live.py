@@ -239,7 +239,7 @@ class LiveRunRepository:
             limit,
         )
 
-    def set(self, run_id: str, values: Mapping[str, Any]) -> None:
+    def set_values(self, run_id: str, values: Mapping[str, Any]) -> None:
         """Change columns of one run (``updated_at_ms`` moves only when given)."""
         self._session.execute(
             update(live_runs).where(live_runs.c.run_id == run_id).values(**dict(values))
@@ -466,7 +466,7 @@ class LiveSignalRepository:
         without an instrument symbol matches only when no symbol filter is given."""
         query = select(live_signals).where(live_signals.c.run_id == run_id)
         if symbols:
-            clauses = []
+            clauses: list[Any] = []
             for symbol in symbols:
                 base, _, quote = symbol.partition("/")
                 if base == "*":
