@@ -362,6 +362,14 @@ class EngineHost:
                 raise
             return failure
 
+    def request(self, header: Header, timeout: float, what: str) -> Message:
+        """Send one request as it is and return the answer: an error answer raises
+        ``RunFailure``, and the JVM is replaced after a fatal one, as for any request, but the
+        request is never run again on a fresh JVM. For requests whose meaning lives in this
+        JVM (the live sessions of :mod:`backtestd.strategy.jvm.live_session`): on another JVM
+        they would mean nothing. Compare :attr:`starts` before and after to notice a new JVM."""
+        return self._request(header, timeout, what)
+
     def ping(self) -> Header:
         """Heap figures and counters of the running host."""
         answer = self._request({"op": "ping"}, 10.0, "ping", count=0)
