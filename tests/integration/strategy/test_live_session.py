@@ -398,7 +398,7 @@ def open_session(
 
 # -- (a) the same signals as a run ----------------------------------------------------------------
 
-CASES = {
+CASES: dict[str, tuple[str, DataType, dict[str, ParamValue]]] = {
     "java-ticker": (source("ema_cross.java"), DataType.TICKER, {"fast": 5, "slow": 13}),
     "java-kline": (source("sma_cross_kline.java"), DataType.KLINE, {"fast": 5, "slow": 20}),
     "qts-ticker": (source("ema_cross.qts"), DataType.TICKER, {"slow": 13}),
