@@ -5,6 +5,8 @@ and the isolation of one live host from another."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -643,6 +645,34 @@ def test_a_failure_that_ends_the_jvm_loses_its_host_and_no_other(
         again = open_session(host, compiled(THROWER), DataType.TICKER)
         assert host.pid not in (None, pid)
         assert len(host.feed(again, updates[:3]).signals) == 3
+
+
+def test_killing_a_live_host_stops_a_call_in_flight_and_no_other_host(compiled: Compiler) -> None:
+    updates = updates_from_columns(DataType.TICKER, prepared(DataType.TICKER))[:5]
+    with LiveHost() as host, LiveHost() as other:
+        stuck = open_session(host, compiled(SPINNER), DataType.TICKER, cpu_limit_s=60.0)
+        far = open_session(other, compiled(THROWER), DataType.TICKER)
+        outcome: list[BaseException] = []
+
+        def feed() -> None:
+            try:
+                host.feed(stuck, updates[:3])
+            except BaseException as exc:  # the test inspects it below
+                outcome.append(exc)
+
+        caller = threading.Thread(target=feed)
+        started = time.monotonic()
+        caller.start()
+        time.sleep(1.0)
+        host.kill()
+        caller.join(timeout=20)
+        assert not caller.is_alive()
+        assert time.monotonic() - started < 15  # long before the 60 s CPU limit
+        assert isinstance(outcome[0], RunFailure)
+        assert outcome[0].kind is RunFailureKind.HOST_CRASHED
+        with pytest.raises(LiveSessionLost):
+            host.feed(stuck, updates[3])
+        assert len(other.feed(far, updates[:4]).signals) == 4
 
 
 # -- (e) what the sandbox twin check relies on ---------------------------------------------------

@@ -210,6 +210,15 @@ class EngineHost:
             self._closed = True
             self._stop()
 
+    def kill(self) -> None:
+        """Kill the current JVM at once (SIGKILL), without waiting for a request in flight: that
+        request fails with ``host_crashed``, and the next one starts a fresh JVM. For a caller
+        that must stop what the JVM holds now (a live run's sessions) rather than after the
+        request's own limits."""
+        process = self._process
+        if process is not None:
+            process.kill()
+
     def recycle(self) -> None:
         """Stop the current JVM; the next request starts a fresh one."""
         with self._lock:

@@ -143,6 +143,14 @@ class LiveHost:
             self._end_all("the live host was closed")
             self._host.recycle()
 
+    def kill(self) -> None:
+        """Kill the JVM now, even in the middle of a call (which then fails with
+        ``host_crashed``): every session is lost. For a run that must stop at once (a strategy
+        stuck in a call before its wall-clock limit ends it). A later :meth:`open` starts a
+        fresh JVM."""
+        self.lost_reason = "the live host was killed"
+        self._host.kill()
+
     def __enter__(self) -> LiveHost:
         self.start()
         return self
