@@ -80,6 +80,10 @@ public final class HostChecks {
         check("Thread refused", SandboxPolicy.classVerdict("java/lang/Thread") != null);
         check("array of File refused", SandboxPolicy.classVerdict("[[Ljava/io/File;") != null);
         check("primitive array allowed", SandboxPolicy.classVerdict("[I") == null);
+        check("command API allowed", SandboxPolicy.classVerdict(
+                "com/wualabs/qtsurfer/engine/strategy/CommandRequestHandler") == null
+                && SandboxPolicy.classVerdict(
+                        "com/wualabs/qtsurfer/engine/strategy/CommandRequest") == null);
         check("host package refused", SandboxPolicy.classVerdict(
                 "com/wualabs/backtestd/host/HostMain") != null);
         check("Class.forName refused",

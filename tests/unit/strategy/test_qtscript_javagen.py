@@ -272,10 +272,19 @@ def test_listener_class_shape() -> None:
     assert "return indicators.getValue(name);" in lines
 
 
-def test_on_command_is_compiled_but_not_wired() -> None:
+def test_on_command_makes_the_class_a_command_handler() -> None:
     source = compile_qtscript("strategy X\nparam n = 1\nonCommand {\n  n = 2;\n}\n").java_source
+    assert "implements com.wualabs.qtsurfer.engine.strategy.CommandRequestHandler {" in source
+    assert "public void onCommand(com.wualabs.qtsurfer.engine.strategy.CommandRequest" in source
+    assert "qts$onCommand(qts$request.getCommand());" in source
     assert "void qts$onCommand(String $command) {" in source
     assert "\n  n = 2;\n" in source
+
+
+def test_without_on_command_the_class_takes_no_commands() -> None:
+    source = compile_qtscript("strategy X\nparam n = 1\n").java_source
+    assert "CommandRequestHandler" not in source
+    assert "onCommand" not in source
 
 
 def test_body_lines_keep_their_columns() -> None:

@@ -6,6 +6,18 @@ This is the only package that may use ``subprocess`` (an import-linter contract 
 from backtestd.strategy.jvm.columns import write_columns
 from backtestd.strategy.jvm.host import EngineHost, Handshake, HostConfig
 from backtestd.strategy.jvm.jar import locate_engine_jar
+from backtestd.strategy.jvm.live_session import LiveHost, LiveSessionLost
+from backtestd.strategy.jvm.live_types import (
+    KlineUpdate,
+    LiveFeedResult,
+    LiveSessionInfo,
+    LiveSignal,
+    MarketUpdate,
+    Side,
+    SignalType,
+    TickerUpdate,
+    updates_from_columns,
+)
 from backtestd.strategy.jvm.pool import EnginePool
 from backtestd.strategy.jvm.results import (
     CompileResult,
@@ -28,11 +40,22 @@ __all__ = [
     "EnginePool",
     "Handshake",
     "HostConfig",
+    "KlineUpdate",
+    "LiveFeedResult",
+    "LiveHost",
+    "LiveSessionInfo",
+    "LiveSessionLost",
+    "LiveSignal",
+    "MarketUpdate",
     "RunFailure",
     "RunFailureKind",
     "RunRequest",
     "RunResult",
+    "Side",
+    "SignalType",
     "StackFrame",
+    "TickerUpdate",
     "locate_engine_jar",
+    "updates_from_columns",
     "write_columns",
 ]

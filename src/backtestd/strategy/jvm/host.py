@@ -210,6 +210,15 @@ class EngineHost:
             self._closed = True
             self._stop()
 
+    def kill(self) -> None:
+        """Kill the current JVM at once (SIGKILL), without waiting for a request in flight: that
+        request fails with ``host_crashed``, and the next one starts a fresh JVM. For a caller
+        that must stop what the JVM holds now (a live run's sessions) rather than after the
+        request's own limits."""
+        process = self._process
+        if process is not None:
+            process.kill()
+
     def recycle(self) -> None:
         """Stop the current JVM; the next request starts a fresh one."""
         with self._lock:
@@ -361,6 +370,14 @@ class EngineHost:
             if failure.kind is RunFailureKind.CANCELLED:
                 raise
             return failure
+
+    def request(self, header: Header, timeout: float, what: str) -> Message:
+        """Send one request as it is and return the answer: an error answer raises
+        ``RunFailure``, and the JVM is replaced after a fatal one, as for any request, but the
+        request is never run again on a fresh JVM. For requests whose meaning lives in this
+        JVM (the live sessions of :mod:`backtestd.strategy.jvm.live_session`): on another JVM
+        they would mean nothing. Compare :attr:`starts` before and after to notice a new JVM."""
+        return self._request(header, timeout, what)
 
     def ping(self) -> Header:
         """Heap figures and counters of the running host."""

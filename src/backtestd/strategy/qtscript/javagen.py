@@ -2,7 +2,8 @@
 
 Layout of the class, top to bottom: one ``@StrategyProperty`` field per ``param``; the constructor
 holding ``init``; ``acceptInstrument``; ``setupIndicators`` (automatic value indicators, then each
-setup line with the windows it registers); the listener inner classes; the ``onCommand`` body.
+setup line with the windows it registers); the listener inner classes; the ``onCommand`` body
+(with ``onCommand`` the class implements ``CommandRequestHandler``, whose ``onCommand`` calls it).
 
 Body text is copied verbatim. A body line is emitted as the QTScript line with everything outside
 the body blanked to spaces (tabs kept), so the Java line has the body at the very same columns and
@@ -38,6 +39,8 @@ STRATEGY_PROPERTY = f"{ENGINE}.strategy.StrategyProperty"
 WINDOW_LISTENER = f"{ENGINE}.strategy.AbstractWindowListener"
 INDICATOR_GROUP = f"{ENGINE}.indicators.helpers.group.InstrumentGroupRTIndicator"
 STATE_STORE = f"{ENGINE}.core.state.StateStore"
+COMMAND_HANDLER = f"{ENGINE}.strategy.CommandRequestHandler"
+COMMAND_REQUEST = f"{ENGINE}.strategy.CommandRequest"
 INSTRUMENT = f"{ENGINE}.core.instrument.Instrument"
 WINDOW_TIME = f"{ENGINE}.indicators.helpers.WindowTimeRTIndicator.WindowTime"
 PATTERN = "java.util.regex.Pattern"
@@ -148,7 +151,10 @@ class _Generator:
             out.line(f"import {name};")
         out.line()
         head = self.at(self.header.pos)
-        out.line(f"public class {self.class_name} extends {self.profile.base_class} {{", head)
+        handles = f" implements {COMMAND_HANDLER}" if self.program.on_command is not None else ""
+        out.line(
+            f"public class {self.class_name} extends {self.profile.base_class}{handles} {{", head
+        )
         self.params()
         self.constructor()
         self.instruments()
@@ -277,15 +283,21 @@ class _Generator:
         if node is None:
             return
         origin = self.at(node.pos)
-        self.out.line("", origin)
-        self.out.line(
-            f"{_I1}// onCommand {{ }}: live commands do not exist in backtests, so this "
-            "is compiled but never called.",
+        out = self.out
+        out.line("", origin)
+        out.line(
+            f"{_I1}// onCommand {{ }}: a live run's commands (CommandRequestHandler); "
+            "backtests never call it.",
             origin,
         )
-        self.out.line(f"{_I1}void qts$onCommand(String $command) {{", origin)
+        out.line(f"{_I1}@Override", origin)
+        out.line(f"{_I1}public void onCommand({COMMAND_REQUEST} qts$request) {{", origin)
+        out.line(f"{_I2}qts$onCommand(qts$request.getCommand());", origin)
+        out.line(f"{_I1}}}", origin)
+        out.line("", origin)
+        out.line(f"{_I1}void qts$onCommand(String $command) {{", origin)
         self.body(node.block)
-        self.out.line(f"{_I1}}}", self.at(self.src_pos(node.block.close)))
+        out.line(f"{_I1}}}", self.at(self.src_pos(node.block.close)))
 
     # -- bodies ---------------------------------------------------------------------------
 

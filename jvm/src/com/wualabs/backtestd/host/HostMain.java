@@ -20,7 +20,8 @@ import java.util.Map;
  * <p>It speaks the framed protocol of {@link Frames} on stdin/stdout and nothing else goes to
  * stdout (System.out is redirected to stderr before anything can print). It greets its parent with
  * a versioned {@code hello}, then answers one request at a time. Stdin EOF means the parent is
- * gone, and the host exits. After a fatal error (a run over its CPU or wall limit, which leaves a
+ * gone, and the host exits. Besides one-shot compiles and runs it keeps live sessions
+ * ({@link LiveService}): strategies fed a few market updates per request. After a fatal error (a run over its CPU or wall limit, which leaves a
  * thread that cannot be stopped; an OutOfMemoryError, which leaves the heap in doubt) it answers
  * and exits with a distinct code; its supervisor starts a fresh one.
  */
@@ -47,6 +48,7 @@ public final class HostMain {
     private byte[] reserve = new byte[1 << 20];
     private final CompileService compiler;
     private final RunService runner;
+    private final LiveService live;
     private final ErrorCounters counters;
     /** The JVM's error counts after the previous request (see {@link ErrorCounters}). */
     private ErrorCounters.Snapshot seen;
@@ -61,6 +63,7 @@ public final class HostMain {
             long columnCacheBytes) throws Exception {
         this.out = out;
         this.runner = new RunService(seriesCacheBytes, columnCacheBytes);
+        this.live = new LiveService(runner);
         this.compiler = new CompileService(System.getProperty("java.class.path"));
         this.counters = counters;
         this.seen = counters.read();
@@ -242,6 +245,28 @@ public final class HostMain {
                     answerThenRestartIfDamaged(id, "strategy run",
                             checked(wire, "strategy run", a.header()), a.payloads());
                 }
+                case "live_open" -> {
+                    Map<String, Object> a = live.openSession(request,
+                            limits(request, DEFAULT_CPU_MS));
+                    answerThenRestartIfDamaged(id, "strategy run",
+                            checked(wire, "strategy run", a), List.of());
+                }
+                case "live_feed" -> {
+                    RunService.Answer a = live.feed(request, limits(request, DEFAULT_CPU_MS));
+                    answerThenRestartIfDamaged(id, "strategy run",
+                            checked(wire, "strategy run", a.header()), a.payloads());
+                }
+                case "live_params" -> {
+                    Map<String, Object> a = live.params(request, limits(request, DEFAULT_CPU_MS));
+                    answerThenRestartIfDamaged(id, "strategy run",
+                            checked(wire, "strategy run", a), List.of());
+                }
+                case "live_command" -> {
+                    RunService.Answer a = live.command(request, limits(request, DEFAULT_CPU_MS));
+                    answerThenRestartIfDamaged(id, "strategy run",
+                            checked(wire, "strategy run", a.header()), a.payloads());
+                }
+                case "live_close" -> answer(id, live.close(request), List.of());
                 case "shutdown" -> {
                     answer(id, new LinkedHashMap<>(), List.of());
                     Runtime.getRuntime().halt(0);
@@ -391,6 +416,7 @@ public final class HostMain {
         s.put("compiles", compiles);
         s.put("runs", runs);
         s.put("uptime_ms", ManagementFactory.getRuntimeMXBean().getUptime());
+        s.put("live_sessions", live.count());
         if (warm != null) {
             s.put("warm_up", warm.status());
         }

@@ -286,7 +286,7 @@ final class RunService {
     }
 
     /** Starts the strategy; a property problem becomes a {@code property_error}. */
-    private static StrategyRun start(Class<?> strategy, Map<String, String> params,
+    static StrategyRun start(Class<?> strategy, Map<String, String> params,
             Instrument instrument) throws Exception {
         try {
             return StrategyHarness.start(strategy, params, instrument);
@@ -354,7 +354,7 @@ final class RunService {
                 json.used());
     }
 
-    private static Map<String, byte[]> decodeClasses(Object value) throws HostException {
+    static Map<String, byte[]> decodeClasses(Object value) throws HostException {
         Map<String, Object> encoded = Requests.map(value, "class_files");
         Map<String, byte[]> classes = new TreeMap<>();
         for (Object b64 : encoded.values()) {
@@ -372,7 +372,7 @@ final class RunService {
     }
 
     /** Verifies the classes (once per content) and returns their digest. */
-    private String verify(Map<String, byte[]> classes) throws HostException {
+    String verify(Map<String, byte[]> classes) throws HostException {
         String digest = digest(classes);
         if (verified.contains(digest)) {
             return digest;

@@ -70,6 +70,18 @@ public final class SignalLog {
         return size;
     }
 
+    /**
+     * Forgets every signal kept and the count of dropped ones, keeping the arrays: a live session
+     * hands its signals out after each batch of updates and starts its log afresh, so the cap
+     * applies to one batch and the log does not grow over a run that never ends.
+     */
+    public void clear() {
+        Arrays.fill(instrument, 0, size, null);
+        fields.clear();
+        size = 0;
+        dropped = 0;
+    }
+
     /** Signals emitted beyond {@link #MAX_SIGNALS} and not kept. */
     public long dropped() {
         return dropped;

@@ -304,6 +304,25 @@ final class DeclaredProperties {
         for (Map.Entry<Prop, Object> e : r.params.entrySet()) {
             inject(target, e.getKey(), e.getValue(), r.rawParams.get(e.getKey()));
         }
+        applyEngineKeys(target, r);
+    }
+
+    /**
+     * New values for a strategy that is already running (a live run's parameter update): every
+     * param, then the engine keys, written as {@link #apply} writes them at the start of a run;
+     * defaults are not applied again. A value that cannot be injected is a notice, as at start.
+     */
+    void update(AbstractStrategy target, Resolved r, Notices notices) throws PropertyException {
+        for (Prop p : r.ignored) {
+            notices.add("the new value of property '" + p.name + "' was ignored: it cannot be injected");
+        }
+        for (Map.Entry<Prop, Object> e : r.params.entrySet()) {
+            inject(target, e.getKey(), e.getValue(), r.rawParams.get(e.getKey()));
+        }
+        applyEngineKeys(target, r);
+    }
+
+    private static void applyEngineKeys(AbstractStrategy target, Resolved r) {
         for (Map.Entry<String, Object> e : r.engine.entrySet()) {
             switch (e.getKey()) {
                 case "percentGain":

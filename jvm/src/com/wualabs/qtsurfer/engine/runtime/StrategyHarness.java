@@ -111,6 +111,21 @@ public final class StrategyHarness {
         return new StrategyRun(strategy, instrument, isFast(strategyClass, kind));
     }
 
+    /**
+     * Writes new property values into a running strategy (a live run's parameter update), with the
+     * conversions and checks of {@link #start}: every key is checked and every value parsed before
+     * anything is written (unknown key, unparsable value: {@link PropertyException}, nothing
+     * changed), then the values are injected in declaration order (through the setter when there
+     * is one), then the engine keys. Defaults are not applied again. A setter that throws ends
+     * the injection with a {@link PropertyException}; the values written before it stay.
+     */
+    public static void setProperties(StrategyRun run, Map<String, String> params) throws PropertyException {
+        AbstractStrategy strategy = run.strategy();
+        DeclaredProperties props = DeclaredProperties.scan(strategy.getClass());
+        DeclaredProperties.Resolved values = props.resolve(params);
+        props.update(strategy, values, StrategyInternals.notices(strategy));
+    }
+
     static int kind(Class<?> cls) {
         Objects.requireNonNull(cls, "strategyClass");
         if (AbstractTickerStrategy.class.isAssignableFrom(cls)) {

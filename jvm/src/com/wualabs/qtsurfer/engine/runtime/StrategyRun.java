@@ -181,6 +181,15 @@ public final class StrategyRun {
         return signals.size();
     }
 
+    /**
+     * Forgets the signals read so far (and the count of dropped ones): a live session reads the
+     * signals of each batch of events, then clears them, so the next read holds only the next
+     * batch's and the per-run cap applies to a batch.
+     */
+    public void clearSignals() {
+        signals.clear();
+    }
+
     /** Signals emitted beyond the per-run cap ({@code SignalLog.MAX_SIGNALS}) and not kept. */
     public long signalsDropped() {
         return signals.dropped();

@@ -56,6 +56,7 @@ final class ApiChecks {
         crossDetector();
         version();
         harness();
+        live();
         crossInstrument();
         removedNames();
         uniqueSimpleNames();
@@ -610,6 +611,53 @@ final class ApiChecks {
         StrategyRun tick = StrategyHarness.start(Props.class, Map.of(), BTC);
         Check.throwsA(IllegalStateException.class, () -> tick.onKline(0, 1, 1, 1, 1, 1, 1),
                 "a ticker strategy fed a kline");
+    }
+
+    /**
+     * What a live session adds to a run: new property values on a running strategy (converted as at
+     * start, checked before anything is written), a signal log read and cleared batch by batch, and
+     * commands.
+     */
+    static void live() throws Exception {
+        StrategyRun run = StrategyHarness.start(Props.class, Map.of("ema.fast", "5"), BTC);
+        Props p = (Props) run.strategy();
+        StrategyHarness.setProperties(run, Map.of("ratio", "0.75", "clamped", "40", "percentGain", "1.5"));
+        Check.near(0.75, p.ratio, "setProperties writes a field");
+        Check.equal(10, p.clamped, "setProperties goes through the setter");
+        Check.equal(5, p.fast, "setProperties leaves other properties (no defaults again)");
+        Check.near(1.5, run.percentGain(), "setProperties applies engine keys");
+        Check.throwsA(com.wualabs.qtsurfer.engine.runtime.PropertyException.class,
+                () -> StrategyHarness.setProperties(run, Map.of("ratio", "0.1", "nope", "1")), "unknown key");
+        Check.throwsA(com.wualabs.qtsurfer.engine.runtime.PropertyException.class,
+                () -> StrategyHarness.setProperties(run, Map.of("ratio", "0.1", "ema.slow", "x")), "bad value");
+        Check.near(0.75, p.ratio, "a refused update writes nothing");
+
+        StrategyRun bars = StrategyHarness.start(Bars.class, Map.of(), BTC);
+        List<Long> seen = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            bars.onKline(i * 60_000L, (i + 1) * 60_000L, 10 + i, 12 + i, 9 + i, 11 + i, 100 + i);
+            for (long t : bars.signalTs()) {
+                seen.add(t);
+            }
+            bars.clearSignals();
+            Check.equal(0, bars.signalCount(), "clearSignals empties the log");
+        }
+        Check.equal(List.of(60_000L, 120_000L, 180_000L, 240_000L, 300_000L), seen,
+                "signals read and cleared bar by bar");
+
+        java.util.LinkedHashMap<String, String> props = new java.util.LinkedHashMap<>();
+        props.put("qty", "2");
+        props.put("command", "not the text");
+        com.wualabs.qtsurfer.engine.strategy.CommandRequest request =
+                new com.wualabs.qtsurfer.engine.strategy.CommandRequest("buy", props);
+        props.put("later", "x");
+        Check.equal("buy", request.getCommand(), "command text");
+        Check.equal("not the text", request.get("command"), "no property name is reserved");
+        Check.equal(List.of("qty", "command"), new ArrayList<>(request.getProperties().keySet()),
+                "properties copied, in order");
+        Check.throwsA(UnsupportedOperationException.class, () -> request.getProperties().put("a", "b"),
+                "properties read-only");
+        Check.isFalse(request.has("later"), "absent property");
     }
 
     public static final class Market extends AbstractTickerStrategy {
