@@ -3,7 +3,7 @@ runs its signal bridge for the app's lifetime."""
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import FastAPI, WebSocket
 
 from backtestd.api.live_bridge import ParamsRpc, RunAccess, SignalBridge
 from backtestd.api.live_channel import (
@@ -60,7 +60,7 @@ class LiveChannel:
         stream = LiveStreamEndpoint(hub=self.hub, access=self._ports)
         app.add_api_websocket_route("/stream/{secret}", stream.handle)
 
-    async def _handle(self, websocket):  # type: ignore[no-untyped-def]
+    async def _handle(self, websocket: WebSocket) -> None:
         assert self._endpoint is not None
         await self._endpoint.handle(websocket)
 

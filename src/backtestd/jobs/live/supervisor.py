@@ -118,8 +118,8 @@ class LiveSupervisor:
             if built is None:
                 self._release(run_id)
                 continue
-            thread = threading.Thread(target=execution.run, name=f"live-{run_id}", daemon=True)
-            self._executions[run_id] = (execution, thread)
+            thread = threading.Thread(target=built.run, name=f"live-{run_id}", daemon=True)
+            self._executions[run_id] = (built, thread)
             thread.start()
 
     def _release(self, run_id: str) -> None:

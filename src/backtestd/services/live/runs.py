@@ -94,6 +94,7 @@ class LiveRunService:
         self._database = database
         self._segments = segments
         self.market_now = market_now
+        self.wall_now = wall_now
         self._wall_now = wall_now
 
     # -- start ---------------------------------------------------------------------------------
