@@ -266,7 +266,7 @@ def test_a_run_resumes_after_its_worker_is_killed(server: LiveServer) -> None:
     strategy = user.register("live_every_bar.java")
     run_id = user.start(strategy, sandbox=True, sandboxMinutes=1440).json()["runId"]
     user.wait_signals(run_id, lambda s: len(s) >= 4)
-    worker = _worker_executing_live_runs()
+    worker = _worker_executing_live_runs(server)
     os.kill(worker, signal.SIGKILL)
     killed_at = time.monotonic()
     resumed = user.wait_signals(
@@ -283,13 +283,25 @@ def test_a_run_resumes_after_its_worker_is_killed(server: LiveServer) -> None:
     user.stop(strategy)
 
 
-def _worker_executing_live_runs() -> int:
-    """The pid of the worker process whose live engine host JVMs are running."""
+def _worker_executing_live_runs(server: LiveServer) -> int:
+    """The pid of this server's worker process whose live engine host JVMs are running."""
     found = subprocess.run(
-        ["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True, check=True
-    ).stdout.splitlines()
+        ["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True, check=True
+    ).stdout.splitlines()[1:]
+    parent_of = {int(line.split()[0]): int(line.split()[1]) for line in found}
+    assert server.process is not None
+
+    def ours(pid: int) -> bool:
+        while pid > 1:
+            if pid == server.process.pid:  # type: ignore[union-attr]
+                return True
+            pid = parent_of.get(pid, 1)
+        return False
+
     parents = [
-        int(line.split()[1]) for line in found if "HostMain" in line and "-Xmx128m" in line
+        int(line.split()[1])
+        for line in found
+        if "HostMain" in line and "-Xmx128m" in line and ours(int(line.split()[0]))
     ]
-    assert parents, "no live engine host is running"
+    assert parents, "no live engine host of this server is running"
     return parents[0]
