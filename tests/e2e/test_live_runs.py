@@ -7,12 +7,15 @@ few seconds), leases of 3 s, two worker processes, a signal window of 40 per run
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import centrifuge
@@ -20,7 +23,9 @@ import httpx
 import pytest
 
 from tests.support.live import SIM_KLINE, LiveUser
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, harness_environment
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -305,3 +310,37 @@ def _worker_executing_live_runs(server: LiveServer) -> int:
     ]
     assert parents, "no live engine host of this server is running"
     return parents[0]
+
+
+def test_every_live_operation_of_sdk_0_8_0_works_unmodified(server: LiveServer) -> None:
+    clients = Path(sys.executable).parent.parent / "next-clients"
+    if not clients.exists():
+        if os.environ.get("BACKTESTD_REQUIRE_SERVICES") == "1":
+            raise RuntimeError(f"{clients} is missing: run 'make test' (it installs it)")
+        pytest.skip(f"{clients} is missing: run 'make test' to install qtsurfer-sdk 0.8.0")
+    key = server.create_key("live-sdk", tier="elite")
+    env = harness_environment()
+    env["PYTHONPATH"] = os.pathsep.join((str(clients), str(ROOT)))
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.support.live_journey", server.base_url, key],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["started"] == {"stage": "SANDBOX", "state": "STARTING", "stream": True}
+    assert seen["again"] == 409
+    assert seen["running"] == "RUNNING"
+    assert seen["detail"]["hasUpdated"] is True
+    assert seen["detail"]["runId"] in seen["listed"]
+    first, following = seen["signals"]["first"], seen["signals"]["next"]
+    assert len(first) == 2 and following and following[0] not in first
+    assert seen["params"] == 1 and seen["command"] is True
+    assert seen["patched"] == {"visibility": "public", "name": "renamed"}
+    assert seen["token"] is True and seen["rotated"] is True and seen["revoked"] is True
+    assert seen["promoted"] == {"stage": "LIVE", "passed": True}
+    assert seen["public"] is True
+    assert seen["stopped"] == "STOPPED"
