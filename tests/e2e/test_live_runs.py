@@ -58,32 +58,44 @@ def test_start_refusals_name_the_problem(server: LiveServer) -> None:
         return user.client.post(f"/strategy/{strategy}/live", json=body)
 
     two = start(sources=[SIM_KLINE, SIM_KLINE])
-    assert two.status_code == 400 and "exactly one" in two.json()["message"]
+    assert two.status_code == 400
+    assert "exactly one" in two.json()["message"]
     ticker = start(sources=[{**SIM_KLINE, "type": "ticker"}])
     assert ticker.status_code == 400
     assert "consumes kline" in ticker.json()["message"]
     dex = start(sources=[{**SIM_KLINE, "venueType": "dex"}])
-    assert dex.status_code == 400 and "cex sim/spot" in dex.json()["message"]
+    assert dex.status_code == 400
+    assert "cex sim/spot" in dex.json()["message"]
     futures = start(sources=[{**SIM_KLINE, "segment": "futures"}])
-    assert futures.status_code == 400 and "liveSegments" in futures.json()["message"]
+    assert futures.status_code == 400
+    assert "liveSegments" in futures.json()["message"]
     empty = start(sources=[{**SIM_KLINE, "instruments": []}])
-    assert empty.status_code == 400 and "instruments is empty" in empty.json()["message"]
+    assert empty.status_code == 400
+    assert "instruments is empty" in empty.json()["message"]
     warm = start(sources=[SIM_KLINE], warmFrom=4000)
-    assert warm.status_code == 400 and "warmFrom" in warm.json()["message"]
+    assert warm.status_code == 400
+    assert "warmFrom" in warm.json()["message"]
     paper = start(sources=[SIM_KLINE], paper={"initialFunding": 100, "colour": "red"})
-    assert paper.status_code == 400 and "colour" in paper.json()["message"]
+    assert paper.status_code == 400
+    assert "colour" in paper.json()["message"]
     undeclared = start(sources=[SIM_KLINE], params={"nope": 1})
-    assert undeclared.status_code == 400 and "nope" in undeclared.json()["message"]
-    missing = user.client.post("/strategy/zzzzzzzzzzzzzzzzzzzzzz/live", json={"sources": [SIM_KLINE]})
+    assert undeclared.status_code == 400
+    assert "nope" in undeclared.json()["message"]
+    missing = user.client.post(
+        "/strategy/zzzzzzzzzzzzzzzzzzzzzz/live", json={"sources": [SIM_KLINE]}
+    )
     assert missing.status_code == 404
     # Plans: a wildcard is a feature (402); a stream URL and a short trial are limits (429).
     wildcard = start(sources=[{**SIM_KLINE, "instruments": ["*/USDT"]}])
-    assert wildcard.status_code == 402 and wildcard.json()["reason"] == "PLAN_WILDCARD"
+    assert wildcard.status_code == 402
+    assert wildcard.json()["reason"] == "PLAN_WILDCARD"
     stream = start(sources=[SIM_KLINE], stream=True)
-    assert stream.status_code == 429 and stream.json()["retryable"] is False
+    assert stream.status_code == 429
+    assert stream.json()["retryable"] is False
     assert "Retry-After" not in stream.headers
     short = start(sources=[SIM_KLINE], sandboxMinutes=100)
-    assert short.status_code == 429 and "240" in short.json()["message"]
+    assert short.status_code == 429
+    assert "240" in short.json()["message"]
     for answer in (two, ticker, dex, wildcard, stream, short):
         assert answer.json()["code"] == answer.status_code
 
@@ -96,13 +108,18 @@ def test_lifecycle_and_limits_of_a_free_user(server: LiveServer) -> None:
     assert started.status_code == 201, started.text
     run = started.json()
     assert (run["stage"], run["state"], run["desired"]) == ("SANDBOX", "STARTING", "RUNNING")
-    assert run["sandboxMinutes"] == 1440 and 0 <= run["warmFrom"] <= 900
-    assert run["paramsVersion"] == 0 and run["relay"] is False and "gate" not in run
+    assert run["sandboxMinutes"] == 1440
+    assert 0 <= run["warmFrom"] <= 900
+    assert run["paramsVersion"] == 0
+    assert run["relay"] is False
+    assert "gate" not in run
     assert run["sources"] == [SIM_KLINE]
     again = user.start(first)
-    assert again.status_code == 409 and run["runId"] in again.json()["message"]
+    assert again.status_code == 409
+    assert run["runId"] in again.json()["message"]
     over = user.start(second)
-    assert over.status_code == 429 and over.json()["reason"] == "LIVE_RUNS"
+    assert over.status_code == 429
+    assert over.json()["reason"] == "LIVE_RUNS"
     assert user.client.get(f"/strategy/{first}/live").json()["runId"] == run["runId"]
     listed = user.client.get("/live").json()
     assert [r["runId"] for r in listed["runs"]] == [run["runId"]]
@@ -111,7 +128,8 @@ def test_lifecycle_and_limits_of_a_free_user(server: LiveServer) -> None:
     patched = user.client.patch(
         f"/live/{run['runId']}", headers={"Content-Type": "application/json"}
     )
-    assert patched.status_code == 200 and patched.json()["visibility"] == "private"
+    assert patched.status_code == 200
+    assert patched.json()["visibility"] == "private"
     public = user.client.patch(f"/live/{run['runId']}", json={"visibility": "public"})
     assert public.json()["visibility"] == "public"
     catalogue = httpx.get(f"{server.base_url}/live/public").json()
@@ -120,12 +138,14 @@ def test_lifecycle_and_limits_of_a_free_user(server: LiveServer) -> None:
     assert other.client.get(f"/live/{run['runId']}").status_code == 404
     assert other.client.get(f"/live/{run['runId']}/signals").status_code == 404
     stopped = user.stop(first)
-    assert stopped["desired"] == "STOPPED" and "sandboxMinutes" not in stopped
+    assert stopped["desired"] == "STOPPED"
+    assert "sandboxMinutes" not in stopped
     assert user.stop(first)["desired"] == "STOPPED"  # idempotent
     user.wait_run(run["runId"], lambda r: r["state"] == "STOPPED", timeout=30)
     assert user.start(second).status_code == 201  # the stopped run no longer counts
     params = user.client.put(f"/live/{run['runId']}/params", json={"params": {"tag": "b"}})
-    assert params.status_code == 409 and "not running" in params.json()["message"]
+    assert params.status_code == 409
+    assert "not running" in params.json()["message"]
 
 
 def test_sandbox_promotes_signals_params_commands_and_the_channel(server: LiveServer) -> None:
@@ -142,18 +162,19 @@ def test_sandbox_promotes_signals_params_commands_and_the_channel(server: LiveSe
     for item in pushed:  # the very object the record serves
         if item["signalId"] in recorded:
             assert item == recorded[item["signalId"]]
-    assert rpc["runId"] == run_id and rpc["paramsVersion"] == 1
+    assert rpc["runId"] == run_id
+    assert rpc["paramsVersion"] == 1
 
     # Parameters: undeclared 400; accepted ones bump the version and reach the strategy at
     # effectiveAtMs, in both executions (no disagreement, so the run stays healthy).
     bad = user.client.put(f"/live/{run_id}/params", json={"params": {"size": 2}})
-    assert bad.status_code == 400 and "tag" in bad.json()["message"]
+    assert bad.status_code == 400
+    assert "tag" in bad.json()["message"]
     changed = user.client.put(f"/live/{run_id}/params", json={"params": {"tag": "c"}})
-    assert changed.status_code == 200 and changed.json()["paramsVersion"] == 2
+    assert changed.status_code == 200
+    assert changed.json()["paramsVersion"] == 2
     effective = changed.json()["effectiveAtMs"]
-    after = user.wait_signals(
-        run_id, lambda s: any(x.get("data") == {"tag": "c"} for x in s)
-    )
+    after = user.wait_signals(run_id, lambda s: any(x.get("data") == {"tag": "c"} for x in s))
     tagged = [x for x in after if x.get("data") == {"tag": "c"}]
     assert all(x["eventTsMs"] >= effective and x["paramsVersion"] == 2 for x in tagged)
     assert all(x.get("data") != {"tag": "c"} for x in after if x["eventTsMs"] < effective)
@@ -165,16 +186,20 @@ def test_sandbox_promotes_signals_params_commands_and_the_channel(server: LiveSe
     assert sent.status_code == 202, sent.text
     commands = user.wait_signals(run_id, lambda s: any(x["type"] == "command" for x in s))
     note = next(x for x in commands if x["type"] == "command")
-    assert note["kind"] == "rebalance" and note["data"] == {"qty": "3"}
+    assert note["kind"] == "rebalance"
+    assert note["data"] == {"qty": "3"}
     assert "symbol" not in note["instrument"]
     handled = [x for x in commands if (x.get("data") or {}).get("command") == "rebalance"]
-    assert len(handled) == 1 and handled[0]["data"]["count"] == 1
+    assert len(handled) == 1
+    assert handled[0]["data"]["count"] == 1
     big = user.client.post(f"/live/{run_id}/commands", json={"command": "x" * 3000})
-    assert big.status_code == 413 and "2048" in big.json()["message"]
+    assert big.status_code == 413
+    assert "2048" in big.json()["message"]
 
     # The trial ends: both executions agreed, so the run is promoted with its gate.
     promoted = user.wait_run(run_id, lambda r: r["stage"] == "LIVE", timeout=120)
-    assert promoted["gate"]["passed"] is True and promoted["state"] == "RUNNING"
+    assert promoted["gate"]["passed"] is True
+    assert promoted["state"] == "RUNNING"
     assert promoted["gate"]["checks"] == {
         "agreement": True,
         "resources": True,
@@ -191,10 +216,12 @@ def test_sandbox_promotes_signals_params_commands_and_the_channel(server: LiveSe
     user.client.patch(f"/live/{run_id}", json={"visibility": "public"})
     catalogue = httpx.get(f"{server.base_url}/live/public").json()["runs"]
     entry = next(r for r in catalogue if r["runId"] == run_id)
-    assert "strategyId" not in entry and entry["name"] == "every bar"
+    assert "strategyId" not in entry
+    assert entry["name"] == "every bar"
     reader = LiveUser(server, "live-reader")
     seen = reader.signals(run_id)
-    assert seen and {x["stage"] for x in seen} == {"live"}
+    assert seen
+    assert {x["stage"] for x in seen} == {"live"}
 
     # The moving window: an old cursor is 410 with availableSinceMs (the SDK's regex).
     first_page = user.client.get(f"/live/{run_id}/signals", params={"limit": 1}).json()
@@ -245,7 +272,8 @@ def test_a_strategy_using_randomness_is_caught_by_the_twin(server: LiveServer) -
     run_id = user.start(strategy, sandboxMinutes=5).json()["runId"]
     run = user.wait_run(run_id, lambda r: r["state"] == "DEGRADED", timeout=60)
     assert run["stage"] == "SANDBOX"
-    assert run["gate"]["passed"] is False and run["gate"]["checks"]["agreement"] is False
+    assert run["gate"]["passed"] is False
+    assert run["gate"]["checks"]["agreement"] is False
     time.sleep(6)  # past the trial's market length: still never promoted
     assert user.run(run_id)["stage"] == "SANDBOX"
     user.stop(strategy)
@@ -263,7 +291,8 @@ def test_attacker_spins_and_fails_alone_victim_keeps_running(server: LiveServer)
     )
     before = len(victim.signals(victim_run))
     later = victim.wait_signals(victim_run, lambda s: len(s) > before + 5, timeout=30)
-    assert victim.run(victim_run)["state"] == "RUNNING" and len(later) > before
+    assert victim.run(victim_run)["state"] == "RUNNING"
+    assert len(later) > before
 
 
 def test_a_run_resumes_after_its_worker_is_killed(server: LiveServer) -> None:
@@ -279,7 +308,8 @@ def test_a_run_resumes_after_its_worker_is_killed(server: LiveServer) -> None:
     )
     assert time.monotonic() - killed_at < 30
     marker = next(x for x in resumed if x.get("kind") == "restart")
-    assert marker["type"] == "marker" and marker["data"]["execution"] == 2
+    assert marker["type"] == "marker"
+    assert marker["data"]["execution"] == 2
     more = user.wait_signals(run_id, lambda s: len(s) > len(resumed) + 2, timeout=30)
     ids = [x["signalId"] for x in more]
     assert len(ids) == len(set(ids))
@@ -337,10 +367,15 @@ def test_every_live_operation_of_sdk_0_8_0_works_unmodified(server: LiveServer) 
     assert seen["detail"]["hasUpdated"] is True
     assert seen["detail"]["runId"] in seen["listed"]
     first, following = seen["signals"]["first"], seen["signals"]["next"]
-    assert len(first) == 2 and following and following[0] not in first
-    assert seen["params"] == 1 and seen["command"] is True
+    assert len(first) == 2
+    assert following
+    assert following[0] not in first
+    assert seen["params"] == 1
+    assert seen["command"] is True
     assert seen["patched"] == {"visibility": "public", "name": "renamed"}
-    assert seen["token"] is True and seen["rotated"] is True and seen["revoked"] is True
+    assert seen["token"] is True
+    assert seen["rotated"] is True
+    assert seen["revoked"] is True
     assert seen["promoted"] == {"stage": "LIVE", "passed": True}
     assert seen["public"] is True
     assert seen["stopped"] == "STOPPED"

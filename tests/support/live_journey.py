@@ -62,7 +62,11 @@ def journey(base_url: str, key: str) -> dict[str, Any]:
         name="sdk run",
     )
     run = session.start_live(strategy_id, request)
-    seen["started"] = {"stage": str(run.stage.value), "state": run.state, "stream": bool(run.stream_url)}
+    seen["started"] = {
+        "stage": str(run.stage.value),
+        "state": run.state,
+        "stream": bool(run.stream_url),
+    }
     run_id = run.run_id
     try:
         session.start_live(strategy_id, request)
@@ -104,4 +108,4 @@ def journey(base_url: str, key: str) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(journey(sys.argv[1], sys.argv[2])))
+    print(json.dumps(journey(sys.argv[1], sys.argv[2])))  # noqa: T201

@@ -155,7 +155,9 @@ class LiveControl:
                 reason="NO_STREAM",
             )
         with self._database.unit_of_work() as uow:
-            LiveRunRepository(uow.session).set_values(run_id, {"stream_secret": new_stream_secret()})
+            LiveRunRepository(uow.session).set_values(
+                run_id, {"stream_secret": new_stream_secret()}
+            )
         url = self._runs.stream_url(self._runs.own(principal, run_id))
         assert url is not None
         return url
