@@ -45,6 +45,8 @@ from backtestd.storage.db.repositories.live import (
 log = logging.getLogger(__name__)
 
 STATS_EVERY_MS = 5_000
+LAG_MS = 30_000
+"""How late (market time) the last update may be processed before the run is ``LAGGING``."""
 CONTROL_EVERY_S = 0.5
 
 
@@ -92,6 +94,7 @@ class Counters:
     window: list[tuple[int, int]] = field(default_factory=list)  # (wall ms, processed)
     progressed_at_ms: int | None = None
     position_ms: int = 0
+    lag_ms: int = 0
 
 
 class LiveExecution:
@@ -221,6 +224,7 @@ class LiveExecution:
             counters.processed += 1
             counters.seen.add(update.instrument.symbol)
             counters.progressed_at_ms = self._wall_now()
+            counters.lag_ms = self._market_now() - update.ts_ms
             self._record(produced)
             if self._stage is LiveStage.SANDBOX:
                 self._maybe_promote(update.ts_ms)
@@ -315,8 +319,9 @@ class LiveExecution:
             self._pending_commands.sort(key=lambda c: (c.effective_at_ms, c.command_id))
             now = self._wall_now()
             values: dict[str, Any] = {}
-            if record.state is LiveState.STARTING and self._counters.processed:
-                values["state"] = LiveState.RUNNING.value
+            healthy = self._health(record.state)
+            if healthy is not None and healthy is not record.state:
+                values["state"] = healthy.value
                 values["updated_at_ms"] = max(now, record.updated_at_ms + 1)
             if now - self._last_stats_ms >= STATS_EVERY_MS:
                 values["stats"] = self._stats(now)
@@ -324,6 +329,15 @@ class LiveExecution:
             if values:
                 runs.set_values(self.run_id, values)
         return True
+
+    def _health(self, state: LiveState) -> LiveState | None:
+        """``RUNNING`` once fed, ``LAGGING`` while the updates processed trail the market
+        clock by more than ``LAG_MS`` (self-clearing); ``DEGRADED`` and ``FAILED`` stay."""
+        if state in (LiveState.DEGRADED, LiveState.FAILED, LiveState.STOPPED):
+            return None
+        if not self._counters.processed:
+            return None
+        return LiveState.LAGGING if self._counters.lag_ms > LAG_MS else LiveState.RUNNING
 
     def _stats(self, now: int) -> dict[str, Any]:
         c = self._counters

@@ -103,6 +103,10 @@ class LiveSupervisor:
         room = self._capacity - len(self._executions)
         if room <= 0 or self._stop.is_set():
             return
+        if self._executions:
+            # Spread runs over the workers: a supervisor that already executes runs takes at
+            # most one more per heartbeat, so idle ones (whose heartbeats interleave) get theirs.
+            room = 1
         with self._database.unit_of_work() as uow:
             candidates = LiveRunRepository(uow.session).claimable(now, room)
         for run_id in candidates:
