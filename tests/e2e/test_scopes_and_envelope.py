@@ -71,6 +71,7 @@ def test_default_keys_have_every_scope(live_server: LiveServer) -> None:
         "strategies": ["read", "write"],
         "backtests": ["read", "write", "execute"],
         "datasets": ["read", "write"],
+        "live": ["read", "write"],
     }
 
 
