@@ -379,3 +379,24 @@ def test_every_live_operation_of_sdk_0_8_0_works_unmodified(server: LiveServer) 
     assert seen["promoted"] == {"stage": "LIVE", "passed": True}
     assert seen["public"] is True
     assert seen["stopped"] == "STOPPED"
+
+
+def test_a_run_survives_a_restart_of_the_service(server: LiveServer) -> None:
+    """Last in the module: it restarts the shared server."""
+    user = LiveUser(server, "live-restart")
+    strategy = user.register("live_every_bar.java")
+    run_id = user.start(strategy, sandbox=True, sandboxMinutes=1440).json()["runId"]
+    before = user.wait_signals(run_id, lambda s: len(s) >= 3)
+    server.stop()
+    server.start()
+    user.token = server.token(user.key)
+    user.client.headers["Authorization"] = f"Bearer {user.token}"
+    resumed = user.wait_signals(
+        run_id, lambda s: any(x.get("kind") == "restart" for x in s), timeout=60
+    )
+    after = user.wait_signals(run_id, lambda s: len(s) > len(resumed) + 2, timeout=60)
+    assert {x["signalId"] for x in before} <= {x["signalId"] for x in after}
+    assert user.run(run_id)["state"] in ("RUNNING", "LAGGING")
+    ids = [x["signalId"] for x in after]
+    assert len(ids) == len(set(ids))
+    user.stop(strategy)
