@@ -15,7 +15,7 @@ from typing import Any
 from backtestd.domain.live import LiveRunRecord, SignalType
 from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.domain.strategies import StrategyRecord
-from backtestd.jobs.live.execution import StrategyFailed
+from backtestd.jobs.live.execution import CannotConsume, StrategyFailed
 from backtestd.jobs.live.signal_content import SignalContent
 from backtestd.strategy.jvm.live_session import LiveHost, LiveSessionLost
 from backtestd.strategy.jvm.live_types import (
@@ -25,7 +25,7 @@ from backtestd.strategy.jvm.live_types import (
     MarketUpdate,
     TickerUpdate,
 )
-from backtestd.strategy.jvm.results import RunFailure
+from backtestd.strategy.jvm.results import RunFailure, RunFailureKind
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,12 @@ class JvmLiveEngine:
                 )
         except (RunFailure, LiveSessionLost) as failure:
             self._host.close_all()
+            if (
+                isinstance(failure, RunFailure)
+                and failure.kind is RunFailureKind.BAD_REQUEST
+                and failure.details.get("refused") == "source"
+            ):
+                raise CannotConsume(str(failure)) from failure
             raise StrategyFailed(f"could not start: {failure}") from failure
 
     @property

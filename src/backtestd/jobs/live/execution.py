@@ -58,6 +58,10 @@ class StrategyFailed(Exception):
         self.message = message
 
 
+class CannotConsume(StrategyFailed):
+    """The strategy cannot consume the run's source type: the run can never work."""
+
+
 class LiveEngine(Protocol):
     """One execution of a run's strategy: a JVM with one session per instrument."""
 
@@ -144,6 +148,8 @@ class LiveExecution:
     def run(self) -> None:
         try:
             self._run()
+        except CannotConsume:
+            self._set_state(LiveState.FAILED, reason=Reasons.CANNOT_CONSUME, stop=True)
         except StrategyFailed as failure:
             log.info("live run %s failed: %s", self.run_id, failure.message)
             self._set_state(LiveState.FAILED, reason=Reasons.STRATEGY_FAILED)
@@ -403,8 +409,15 @@ class LiveExecution:
         return record is None or record.desired is LiveDesired.STOPPED
 
     def _set_state(
-        self, state: LiveState, *, reason: str | None = None, gate: dict[str, Any] | None = None
+        self,
+        state: LiveState,
+        *,
+        reason: str | None = None,
+        gate: dict[str, Any] | None = None,
+        stop: bool = False,
     ) -> None:
+        """Record a new state; ``stop``: the platform sets ``desired: STOPPED`` (a run that can
+        never work, §1)."""
         with self._database.unit_of_work() as uow:
             runs = LiveRunRepository(uow.session)
             record = runs.get(self.run_id)
@@ -416,6 +429,8 @@ class LiveExecution:
             }
             if reason is not None:
                 values["reason"] = reason
+            if stop:
+                values["desired"] = LiveDesired.STOPPED.value
             if gate is not None:
                 values["gate"] = gate
             if self._counters.processed:
