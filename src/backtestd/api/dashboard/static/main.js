@@ -12,6 +12,8 @@ import "./views/backtests.js";
 import "./views/result.js";
 import "./views/sweeps.js";
 import "./views/sweep.js";
+import "./views/live.js";
+import "./views/live_run.js";
 import "./views/datasets.js";
 
 setSignIn(signInView);

@@ -25,6 +25,8 @@ export function compact(v) {
 }
 
 export const utc = (ms) => new Date(ms).toISOString().replace("T", " ").slice(0, 16);
+// Live signals arrive seconds apart: their times keep the seconds.
+export const utcSeconds = (ms) => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
 export const utcDay = (ms) => new Date(ms).toISOString().slice(0, 10);
 export const isoUtc = (text) => (text ? utc(Date.parse(text)) : "");
 

@@ -1,0 +1,51 @@
+// How live runs and their signals read on the page, shared by the live list and the run page.
+import { esc } from "../lib/dom.js";
+import { utc, utcSeconds } from "../lib/format.js";
+
+// "sim spot kline BTC/USDT" (the run's one source).
+export function sourceLabel(sources) {
+  const s = (sources || [])[0];
+  if (!s) return "";
+  const venue = s.venueType === "cex" ? "" : `${s.venueType} `;
+  return `${venue}${s.exchange} ${s.segment} ${s.type} ${(s.instruments || []).join(", ")}`;
+}
+
+export const pill = (value, id = "") => `<span class="pill ${esc(value)}"${id ? ` id="${id}"` : ""}>${esc(value)}</span>`;
+
+// The gate's verdict in words: on trial, passed (inherited or not), or failed naming the
+// checks that failed. `run` needs stage and gate (the detail has them; the list does not).
+export function gateLabel(run) {
+  const gate = run.gate;
+  if (!gate) return run.stage === "SANDBOX" ? "on trial" : "";
+  if (gate.passed) return gate.inheritedFrom ? `passed (inherited from run ${gate.inheritedFrom})` : "passed";
+  const failed = Object.entries(gate.checks || {}).filter(([, ok]) => ok === false).map(([k]) => k);
+  return failed.length ? `failed: ${failed.join(", ")}` : "failed";
+}
+
+export const gateClass = (run) => (!run.gate ? "" : run.gate.passed ? "passed" : "failed");
+
+export const runLabel = (run) => run.name || run.runId;
+export const runPath = (runId) => `#/live/${encodeURIComponent(runId)}`;
+export const startedLabel = (ms) => (ms ? utc(ms) : "");
+
+// The columns of a signal row (the recorded table and the real-time list show the same ones).
+export const SIGNAL_HEAD = "<tr><th>Market time (UTC)</th><th>Stage</th><th>Type</th><th>Kind</th><th>Instrument</th><th>Price</th><th>Data</th><th>Params v.</th><th>Signal id</th></tr>";
+
+function dataText(data) {
+  if (!data || typeof data !== "object") return "";
+  return Object.entries(data).map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`).join(", ");
+}
+
+export function signalRow(s) {
+  const kind = s.kind ?? "";
+  const side = kind === "BUY" ? "buy" : kind === "SELL" ? "sell" : "";
+  return `<tr data-id="${esc(s.signalId)}"><td class="nowrap">${esc(utcSeconds(s.eventTsMs))}</td><td>${esc(s.stage)}</td><td>${esc(s.type)}</td>
+    <td class="${side}">${esc(kind)}</td><td class="nowrap">${esc(s.instrument?.symbol ?? "")}</td><td>${esc(s.order?.price ?? "")}</td>
+    <td class="wrap">${esc(dataText(s.data))}</td><td>${esc(s.paramsVersion ?? "")}</td><td><code class="id">${esc(s.signalId)}</code></td></tr>`;
+}
+
+// The cursor of a `_links.next` href (the API's pages carry it in the href's query).
+export function nextCursor(body) {
+  const href = body?._links?.next?.href;
+  return href ? new URL(href, location.origin).searchParams.get("cursor") : null;
+}
