@@ -32,7 +32,7 @@ if not Path(CHROMIUM).exists():
 from axe_playwright_python.sync_playwright import Axe  # noqa: E402
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
-VIEWS = ("#/account", "#/market", "#/strategies", "#/backtests", "#/sweeps", "#/datasets")
+VIEWS = ("#/account", "#/market", "#/strategies", "#/backtests", "#/sweeps", "#/live", "#/datasets")
 BLOCKING = ("serious", "critical")
 
 
@@ -186,5 +186,60 @@ def test_result_strategy_and_sweep_pages_have_no_serious_or_critical_axe_violati
         sys.stdout.write(
             f"\naxe-core over the strategy, result and sweep pages: "
             f"{dict(by_impact) or 'no'} violations\n"
+        )
+    assert found == {}, found
+
+
+def test_the_live_pages_have_no_serious_or_critical_axe_violation(
+    page: Page, server: LiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The live list with a run in it (its Stop button, gate and state pills) and the run's
+    page with its detail, parameter form, pushed and recorded signals."""
+    key = server.create_key("a11y-live", tier="elite")
+    headers = {"Authorization": f"Bearer {server.token(key)}"}
+    with httpx.Client(base_url=server.base_url, headers=headers, timeout=30) as client:
+        strategy = client.post(
+            "/strategy",
+            content=source("live_every_bar.java"),
+            headers={"Content-Type": "text/plain"},
+        ).json()["strategyId"]
+        source_ = {"venueType": "cex", "exchange": "sim", "segment": "spot", "type": "kline"}
+        started = client.post(
+            f"/strategy/{strategy}/live",
+            json={"sources": [{**source_, "instruments": ["BTC/USDT"]}], "relay": True},
+        )
+        assert started.status_code == 201, started.text
+        run_id = started.json()["runId"]
+        try:
+            origin = server.base_url.removesuffix("/v1")
+            page.goto(origin + "/")
+            page.fill("#apikey", key)
+            page.click("#signin button")
+            page.wait_for_selector("#tier")
+            found: dict[str, str] = {}
+            by_impact: Counter[str] = Counter()
+            pages = {
+                "#/live": f'#live-runs tr[data-id="{run_id}"] button.stop',
+                f"#/live/{run_id}": "#params-form",
+            }
+            for address, ready in pages.items():
+                page.goto(f"{origin}/{address}")
+                page.wait_for_selector(ready, timeout=60_000)
+                if address != "#/live":  # the channel is up: its status line is final
+                    page.wait_for_function(
+                        "() => document.querySelector('#live-status').dataset.state"
+                        " === 'subscribed'",
+                        timeout=60_000,
+                    )
+                violations = _violations(page)
+                by_impact.update(str(v.get("impact")) for v in violations)
+                blocking = [v for v in violations if v.get("impact") in BLOCKING]
+                if blocking:
+                    found[address] = _describe(blocking)
+        finally:
+            client.delete(f"/strategy/{strategy}/live")
+    with capsys.disabled():
+        sys.stdout.write(
+            f"\naxe-core over the live list and run pages: {dict(by_impact) or 'no'} violations\n"
         )
     assert found == {}, found

@@ -70,7 +70,7 @@ async function liveView() {
   } else if (!sources) {
     form = '<p id="live-empty" class="error">No exchange on this service offers a live feed (GET /v1/exchanges lists no liveSegments). Ask the operator to enable one.</p>';
   } else {
-    form = `<form id="live-form"><div class="row">
+    form = `<form id="live-form" novalidate><div class="row">
       <div><label>Strategy</label><select name="strategy">${strategies.list.map((s) => `<option value="${esc(s.strategyId)}">${esc(strategyLabel(s.strategyId, s.name))}</option>`).join("")}</select></div>
       <div><label>Exchange and segment</label><select name="source">${sources}</select></div>
       <div><label>Data</label><select name="type"><option value="kline">kline (bars)</option><option value="ticker">ticker (price updates)</option></select></div>
