@@ -243,6 +243,7 @@ def test_a_run_started_from_the_form_runs_pushes_takes_a_parameter_and_stops(
         _wait_text(tab, "#run-desired", "STOPPED", timeout=15_000)
         assert tab.locator("#stop-run").is_hidden()
         _wait_text(tab, "#run-state", "STOPPED")
+        _wait_text(tab, "#refresh-note", "the run has ended: nothing changes any more")
         _go(tab, server, "#/live", f'#live-runs tr[data-id="{run_id}"]')
         row = tab.locator(f'#live-runs tr[data-id="{run_id}"]')
         assert row.locator(".desired").inner_text() == "STOPPED"
@@ -289,10 +290,20 @@ def test_empty_states_say_what_to_do_and_refusals_show_the_servers_message(
         _go(tab, server, f"#/live/{run_id}", "#run-fields")
         assert "started without relay" in tab.inner_text("#live-status")
         assert tab.inner_text("#run-relay").startswith("off")
-        assert "No signals recorded yet" in tab.inner_text("#recorded-signals")
         user.wait_signals(run_id, lambda found: len(found) > 0)
         tab.click("#signals-read")
         tab.locator("#recorded-signals tbody tr[data-id]").first.wait_for()
+        # no command was ever sent: that filter's empty state says what to do
+        tab.select_option("#signals-form select[name=type]", "command")
+        tab.click("#signals-read")
+        tab.wait_for_selector("#recorded-signals tr.empty")
+        assert "No signals recorded yet of type command" in tab.inner_text("#recorded-signals")
+        assert "Read again in a few seconds" in tab.inner_text("#recorded-signals")
+        # a time that is not one: said next to the form
+        tab.fill("#signals-form input[name=from]", "yesterday")
+        tab.click("#signals-read")
+        tab.wait_for_selector("#signals-error:not(:empty)")
+        assert "is not a time" in tab.inner_text("#signals-error")
         assert tab.locator("#live-signals tbody tr[data-via]").count() == 0
         # an empty parameter change: the service's 400 is shown
         tab.fill('#params-form input[name="param:tag"]', "")
@@ -313,6 +324,21 @@ def test_empty_states_say_what_to_do_and_refusals_show_the_servers_message(
         stopped = user.client.put(f"/live/{run_id}/params", json={"params": {"tag": "c"}})
         assert stopped.status_code == 409
         assert tab.inner_text("#params-error") == stopped.json()["message"]
+
+        # a new run of the strategy, stopped from the list's own Stop button
+        again = user.start(strategy, relay=True, name="second run")
+        assert again.status_code == 201, again.text
+        second = again.json()["runId"]
+        _go(tab, server, "#/live", f'#live-runs tr[data-id="{second}"] button.stop')
+        row = tab.locator(f'#live-runs tr[data-id="{second}"]')
+        assert row.locator(".desired").inner_text() == "RUNNING"
+        assert row.locator(".gate").inner_text() == "on trial"
+        tab.once("dialog", lambda dialog: dialog.accept())
+        row.locator("button.stop").click()
+        _wait_text(tab, f'#live-runs tr[data-id="{second}"] .desired', "STOPPED", timeout=15_000)
+        assert row.locator("button.stop").count() == 0
+        first = tab.locator(f'#live-runs tr[data-id="{run_id}"]')
+        assert first.locator(".desired").inner_text() == "STOPPED"
     finally:
         _stop_quietly(user, strategy)
 

@@ -36,12 +36,19 @@ function dataText(data) {
   return Object.entries(data).map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`).join(", ");
 }
 
+// Rows stay one line (the table scrolls sideways in its box); a long payload is cut, whole
+// in its tooltip.
+const DATA_SHOWN = 80;
+const dataCell = (text) => (text.length > DATA_SHOWN
+  ? `<td title="${esc(text)}">${esc(text.slice(0, DATA_SHOWN))}…</td>`
+  : `<td>${esc(text)}</td>`);
+
 export function signalRow(s) {
   const kind = s.kind ?? "";
   const side = kind === "BUY" ? "buy" : kind === "SELL" ? "sell" : "";
   return `<tr data-id="${esc(s.signalId)}"><td class="nowrap">${esc(utcSeconds(s.eventTsMs))}</td><td>${esc(s.stage)}</td><td>${esc(s.type)}</td>
     <td class="${side}">${esc(kind)}</td><td class="nowrap">${esc(s.instrument?.symbol ?? "")}</td><td>${esc(s.order?.price ?? "")}</td>
-    <td class="wrap">${esc(dataText(s.data))}</td><td>${esc(s.paramsVersion ?? "")}</td><td><code class="id">${esc(s.signalId)}</code></td></tr>`;
+    ${dataCell(dataText(s.data))}<td>${esc(s.paramsVersion ?? "")}</td><td><code class="id">${esc(s.signalId)}</code></td></tr>`;
 }
 
 // The cursor of a `_links.next` href (the API's pages carry it in the href's query).

@@ -15,6 +15,7 @@ const REFRESH_MS = 2000;
 const PAGE = 50;
 const PUSHED_KEPT = 200;
 const SIGNAL_TYPES = ["hint", "info", "marker", "command", "paper"];
+const ENDED = ["STOPPED", "FAILED"];
 
 // The channel of the run shown; a new render (or leaving the page) closes the previous one.
 let watching = null;
@@ -74,7 +75,7 @@ function signalSections() {
     <section class="card"><h2>Signals as they arrive</h2>
       <p id="live-status" class="muted" role="status"></p>
       <p class="muted"><span id="live-count">0</span> signal(s) received over the live channel since this page opened (newest first, the last ${PUSHED_KEPT} kept).</p>
-      <div class="scroll" tabindex="0" role="region" aria-label="signals received over the live channel"><table id="live-signals"><thead>${SIGNAL_HEAD}</thead><tbody><tr class="empty"><td colspan="9" class="muted" id="live-empty">none yet</td></tr></tbody></table></div></section>
+      <div class="scroll" tabindex="0" role="region" aria-label="signals received over the live channel"><table id="live-signals" class="nowrap"><thead>${SIGNAL_HEAD}</thead><tbody><tr class="empty"><td colspan="9" class="muted" id="live-empty">none yet</td></tr></tbody></table></div></section>
     <section class="card"><h2>Recorded signals</h2>
       <p class="muted">Everything the run has recorded, oldest first, whether or not it pushes.</p>
       <form id="signals-form" class="row">
@@ -82,7 +83,7 @@ function signalSections() {
         <div><label>From (UTC market time, optional)</label><input name="from" placeholder="2026-01-31 12:00"></div>
         <div><button type="submit" id="signals-read">Read</button></div>
       </form>
-      <div class="scroll" tabindex="0" role="region" aria-label="recorded signals"><table id="recorded-signals"><thead>${SIGNAL_HEAD}</thead><tbody></tbody></table></div>
+      <div class="scroll" tabindex="0" role="region" aria-label="recorded signals"><table id="recorded-signals" class="nowrap"><thead>${SIGNAL_HEAD}</thead><tbody></tbody></table></div>
       <p id="signals-note" class="muted" role="status"></p>
       <p><button type="button" class="secondary" id="signals-next" hidden>Next page</button></p>
       <p class="error" id="signals-error" role="alert"></p></section>`;
@@ -199,13 +200,13 @@ async function liveRunView(runId) {
   const strategy = await strategyOf(run.strategyId);
   view().innerHTML = `
     <section class="card"><h2>Live run <span id="run-name">${esc(runLabel(run))}</span></h2>
-      <p class="muted"><a href="#/live">All live runs</a> · refreshed every ${REFRESH_MS / 1000} seconds</p>
+      <p class="muted"><a href="#/live">All live runs</a> · <span id="refresh-note">refreshed every ${REFRESH_MS / 1000} seconds</span></p>
       ${tableWrap(`<table id="run-detail"><tbody>
         <tr><th>Run id</th><td><code class="id">${esc(run.runId)}</code></td></tr>
         <tr><th>Strategy</th><td><a href="#/strategy/${esc(run.strategyId)}" id="run-strategy">${esc(strategy.name || run.strategyId)}</a></td></tr>
       </tbody><tbody id="run-fields">${detailRows(run)}</tbody></table>`)}
       <p><button type="button" class="danger" id="stop-run" ${run.desired === "RUNNING" ? "" : "hidden"}>Stop run</button></p>
-      <p class="error" id="run-error" role="alert"></p></section>
+      <p class="error" id="run-error" role="alert"></p><p class="error" id="refresh-error" role="alert"></p></section>
     <section class="card"><h2>Parameters</h2>
       <p class="muted">New values apply a few seconds of market time ahead, in both executions at the same position; every accepted change moves the parameter version.</p>
       ${strategy.note ? `<p class="error">${esc(strategy.note)}</p>` : ""}
@@ -247,13 +248,17 @@ async function liveRunView(runId) {
   watch(runId, run);
   const firstPage = recordedPages(runId);
   await firstPage().catch((err) => showError("#signals-error", err));
+  // Read again until the run has ended for good (stopped, or failed after a stop).
+  const ended = () => run.desired === "STOPPED" && ENDED.includes(run.state);
   poll(async () => {
     try {
       redraw((await api("GET", `/live/${encodeURIComponent(runId)}`)).data);
-      $("#run-error").textContent = "";
-    } catch (err) { showError("#run-error", err); }
-    return { done: false };
-  }, { every: REFRESH_MS, alive: whileShown(detail), limit: Infinity });
+      $("#refresh-error").textContent = "";
+    } catch (err) { showError("#refresh-error", err); }
+    return { done: ended() };
+  }, { every: REFRESH_MS, alive: whileShown(detail), limit: Infinity }).then(() => {
+    if (ended() && document.body.contains(detail)) $("#refresh-note").textContent = "the run has ended: nothing changes any more";
+  });
 }
 
 // Someone else's run: readable when it is public and live (its signals answer), otherwise
