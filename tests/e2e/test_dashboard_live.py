@@ -379,3 +379,36 @@ def test_another_user_watches_a_public_live_run_without_seeing_its_owner(
         assert tab.locator("#stop-run, #params-form").count() == 0
     finally:
         _stop_quietly(owner, strategy)
+
+
+def test_a_page_whose_origin_the_channel_refuses_says_so_and_still_reads_the_record(
+    browser: Browser, server: LiveServer
+) -> None:
+    """The dashboard opened at localhost while the service names 127.0.0.1: the WebSocket
+    upgrade is refused (403), the page says what may be wrong, the REST record still reads."""
+    user = LiveUser(server, "live-dash-eve")
+    strategy = user.register("live_every_bar.java")
+    started = user.start(strategy, relay=True, name="elsewhere")
+    assert started.status_code == 201, started.text
+    run_id = started.json()["runId"]
+    context = browser.new_context(viewport={"width": WIDE, "height": 900})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        user.wait_signals(run_id, lambda found: len(found) > 0)
+        other = f"http://localhost:{server.port}"
+        tab.goto(other + "/")
+        tab.fill("#apikey", user.key)
+        tab.click("#signin button")
+        tab.wait_for_selector("#tier")
+        tab.goto(f"{other}/#/live/{run_id}")
+        tab.wait_for_selector("#live-hint:not([hidden])", timeout=30_000)
+        assert "BACKTESTD_LIVE_ALLOWED_ORIGINS" in tab.inner_text("#live-hint")
+        assert tab.get_attribute("#live-status", "data-state") != "subscribed"
+        tab.locator("#recorded-signals tbody tr[data-id]").first.wait_for(timeout=WAIT_MS)
+        assert tab.locator("#live-signals tbody tr[data-via]").count() == 0
+    finally:
+        context.close()
+        _stop_quietly(user, strategy)
+    assert errors == []

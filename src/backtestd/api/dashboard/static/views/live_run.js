@@ -16,6 +16,7 @@ const PAGE = 50;
 const PUSHED_KEPT = 200;
 const SIGNAL_TYPES = ["hint", "info", "marker", "command", "paper"];
 const ENDED = ["STOPPED", "FAILED"];
+const CONNECT_HINT_MS = 10000;
 
 // The channel of the run shown; a new render (or leaving the page) closes the previous one.
 let watching = null;
@@ -74,6 +75,7 @@ function signalSections() {
   return `
     <section class="card"><h2>Signals as they arrive</h2>
       <p id="live-status" class="muted" role="status"></p>
+      <p id="live-hint" class="error" hidden>Still not connected after ${CONNECT_HINT_MS / 1000} seconds. The recorded signals below keep working. If this persists, the service may not accept this page's address as an origin for the live channel: open the dashboard at the service's public address, or ask the operator to add this one to BACKTESTD_LIVE_ALLOWED_ORIGINS.</p>
       <p class="muted"><span id="live-count">0</span> signal(s) received over the live channel since this page opened (newest first, the last ${PUSHED_KEPT} kept).</p>
       <div class="scroll" tabindex="0" role="region" aria-label="signals received over the live channel"><table id="live-signals" class="nowrap"><thead>${SIGNAL_HEAD}</thead><tbody><tr class="empty"><td colspan="9" class="muted" id="live-empty">none yet</td></tr></tbody></table></div></section>
     <section class="card"><h2>Recorded signals</h2>
@@ -119,14 +121,18 @@ function watch(runId, run) {
     $("#live-empty").textContent = "nothing is pushed for this run";
     return;
   }
+  // A refused upgrade (an origin the service does not accept) looks like a network error to
+  // the page: the client keeps retrying, and after a while the page says what may be wrong.
   let connected = false;
-  const hint = setTimeout(() => {
-    if (!connected) status.textContent += " — still not connected: the recorded signals below keep working. If this persists, the service may not accept this page's address as an origin (BACKTESTD_LIVE_ALLOWED_ORIGINS).";
-  }, 10000);
+  const hint = setTimeout(() => { $("#live-hint").hidden = connected; }, CONNECT_HINT_MS);
   const channel = watchRun(runId, {
     onSignal: pushedList(runId),
     onState(kind, sentence) {
-      if (kind === "subscribed") { connected = true; clearTimeout(hint); }
+      if (kind === "subscribed") {
+        connected = true;
+        clearTimeout(hint);
+        $("#live-hint").hidden = true;
+      }
       status.textContent = sentence;
       status.dataset.state = kind;
     },
