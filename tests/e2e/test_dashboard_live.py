@@ -244,6 +244,7 @@ def test_a_run_started_from_the_form_runs_pushes_takes_a_parameter_and_stops(
         assert tab.locator("#stop-run").is_hidden()
         _wait_text(tab, "#run-state", "STOPPED")
         _wait_text(tab, "#refresh-note", "the run has ended: nothing changes any more")
+        assert "The run has ended: nothing more will arrive" in tab.inner_text("#live-status")
         _go(tab, server, "#/live", f'#live-runs tr[data-id="{run_id}"]')
         row = tab.locator(f'#live-runs tr[data-id="{run_id}"]')
         assert row.locator(".desired").inner_text() == "STOPPED"

@@ -6,7 +6,7 @@ import { api, showError, strategyNames } from "../lib/api.js";
 import { $, esc, tableWrap, toast, view } from "../lib/dom.js";
 import { poll, whileShown } from "../lib/poll.js";
 import { register } from "../lib/router.js";
-import { gateClass, gateLabel, nextCursor, pill, runLabel, runPath, sourceLabel, startedLabel } from "./live_labels.js";
+import { gateClass, gateLabel, nextCursor, paramFields, paramsFrom, pill, runLabel, runPath, sourceLabel, startedLabel } from "./live_shared.js";
 import { strategyLabel } from "./strategies.js";
 
 const PAGE = 20;
@@ -22,24 +22,6 @@ function sourceOptions(exchanges) {
     const value = `${x.venueType || "cex"}|${x.id}|${seg}`;
     return `<option value="${esc(value)}">${esc(x.id)} ${esc(seg)} (${esc(x.name || x.id)})</option>`;
   })).join("");
-}
-
-function paramFields(props, values = {}) {
-  if (!props.length) return '<p class="muted">This strategy declares no properties: it starts with its own values.</p>';
-  return `<div class="row">${props.map((p) => `<div data-param="${esc(p.name)}"><label>${esc(p.name)}${p.description ? ` <span class="muted">${esc(p.description)}</span>` : ""}</label>
-    <input name="param:${esc(p.name)}" value="${esc(values[p.name] ?? "")}" placeholder="${esc(p.defaultValue ?? "")}"></div>`).join("")}</div>
-    <p class="muted">Empty fields keep the strategy's default (shown greyed).</p>`;
-}
-
-// Params as the API takes them: numbers as numbers, everything else as the text typed.
-export function paramsFrom(form) {
-  const params = {};
-  for (const input of form.querySelectorAll("input[name^='param:']")) {
-    const text = input.value.trim();
-    if (text === "") continue;
-    params[input.name.slice(6)] = text !== "" && !Number.isNaN(Number(text)) ? Number(text) : text;
-  }
-  return params;
 }
 
 function ownRow(r) {
@@ -114,7 +96,7 @@ function wireStartForm(form) {
     try {
       const { data } = await api("GET", `/strategy/${encodeURIComponent(id)}`);
       $("#live-params").classList.remove("muted");
-      $("#live-params").innerHTML = paramFields(data.declaredProperties || []);
+      $("#live-params").innerHTML = paramFields(data.declaredProperties || [], {}, "Empty fields keep the strategy's default (shown greyed).");
       const wanted = (data.requiredSources || []).map((s) => TYPES[s]).find(Boolean);
       if (wanted) form.type.value = wanted;
     } catch (err) { showError("#live-error", err); }

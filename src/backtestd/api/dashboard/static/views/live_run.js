@@ -8,8 +8,7 @@ import { params as paramsText, utc, utcSeconds } from "../lib/format.js";
 import { watchRun } from "../lib/live_channel.js";
 import { poll, whileShown } from "../lib/poll.js";
 import { register } from "../lib/router.js";
-import { paramsFrom } from "./live.js";
-import { SIGNAL_HEAD, gateClass, gateLabel, nextCursor, pill, runLabel, signalRow, sourceLabel } from "./live_labels.js";
+import { SIGNAL_HEAD, gateClass, gateLabel, nextCursor, paramFields, paramsFrom, pill, runLabel, signalRow, sourceLabel } from "./live_shared.js";
 
 const REFRESH_MS = 2000;
 const PAGE = 50;
@@ -53,8 +52,7 @@ function detailRows(run) {
 
 function paramForm(declared, run) {
   if (!declared.length) return '<p class="muted">This strategy declares no properties, so there is nothing to change while it runs.</p>';
-  return `<form id="params-form"><div class="row">${declared.map((p) => `<div><label>${esc(p.name)}${p.description ? ` <span class="muted">${esc(p.description)}</span>` : ""}</label>
-    <input name="param:${esc(p.name)}" value="${esc(run.params?.[p.name] ?? "")}" placeholder="${esc(p.defaultValue ?? "")}"></div>`).join("")}</div>
+  return `<form id="params-form">${paramFields(declared, run.params || {}, "Only the filled-in properties are sent; an empty one keeps its current value.")}
     <p><button type="submit">Apply parameters</button></p>
     <p id="params-result" class="muted" role="status"></p><p class="error" id="params-error" role="alert"></p></form>`;
 }
@@ -215,8 +213,7 @@ async function liveRunView(runId) {
       <p class="error" id="run-error" role="alert"></p><p class="error" id="refresh-error" role="alert"></p></section>
     <section class="card"><h2>Parameters</h2>
       <p class="muted">New values apply a few seconds of market time ahead, in both executions at the same position; every accepted change moves the parameter version.</p>
-      ${strategy.note ? `<p class="error">${esc(strategy.note)}</p>` : ""}
-      ${paramForm(strategy.declared, run)}</section>
+      ${strategy.note ? `<p class="error" id="params-error">${esc(strategy.note)} (the strategy's properties cannot be read, so they cannot be changed here)</p>` : paramForm(strategy.declared, run)}</section>
     ${signalSections()}`;
 
   // Only the fields that change are redrawn (the strategy link above keeps a keyboard focus).
@@ -263,7 +260,13 @@ async function liveRunView(runId) {
     } catch (err) { showError("#refresh-error", err); }
     return { done: ended() };
   }, { every: REFRESH_MS, alive: whileShown(detail), limit: Infinity }).then(() => {
-    if (ended() && document.body.contains(detail)) $("#refresh-note").textContent = "the run has ended: nothing changes any more";
+    if (!ended() || !document.body.contains(detail)) return;
+    $("#refresh-note").textContent = "the run has ended: nothing changes any more";
+    if (run.relay) {
+      stopWatching();
+      $("#live-status").textContent = "The run has ended: nothing more will arrive. Start a new run from the Live runs page.";
+      $("#live-status").dataset.state = "ended";
+    }
   });
 }
 

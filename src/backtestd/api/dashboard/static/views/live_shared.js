@@ -1,4 +1,4 @@
-// How live runs and their signals read on the page, shared by the live list and the run page.
+// What the live list and a run's page share: how runs and signals read, the property fields.
 import { esc } from "../lib/dom.js";
 import { utc, utcSeconds } from "../lib/format.js";
 
@@ -55,4 +55,24 @@ export function signalRow(s) {
 export function nextCursor(body) {
   const href = body?._links?.next?.href;
   return href ? new URL(href, location.origin).searchParams.get("cursor") : null;
+}
+
+// One field per declared property (its description beside the name, its default as the
+// placeholder, `values` filled in), then `note`.
+export function paramFields(props, values, note) {
+  if (!props.length) return '<p class="muted">This strategy declares no properties: it runs with its own values.</p>';
+  return `<div class="row">${props.map((p) => `<div data-param="${esc(p.name)}"><label>${esc(p.name)}${p.description ? ` <span class="muted">${esc(p.description)}</span>` : ""}</label>
+    <input name="param:${esc(p.name)}" value="${esc(values[p.name] ?? "")}" placeholder="${esc(p.defaultValue ?? "")}"></div>`).join("")}</div>
+    <p class="muted">${esc(note)}</p>`;
+}
+
+// The filled-in properties, as typed: the service converts each to its declared type (and
+// says which value does not fit), so "007" for a text property stays "007".
+export function paramsFrom(form) {
+  const params = {};
+  for (const input of form.querySelectorAll("input[name^='param:']")) {
+    const text = input.value.trim();
+    if (text !== "") params[input.name.slice("param:".length)] = text;
+  }
+  return params;
 }
