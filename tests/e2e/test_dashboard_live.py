@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, WebSocket, sync_playwright
+from playwright.sync_api import Browser, Page, Request, WebSocket, sync_playwright
 
 from tests.e2e.test_dashboard import CHROMIUM  # skips the module without Chromium
 from tests.e2e.test_dashboard_views import WIDER_THAN_VIEWPORT
@@ -50,11 +50,17 @@ def browser() -> Iterator[Browser]:
 
 
 class Frames:
-    """The text frames the page received on the live channel's WebSocket."""
+    """The text frames the page received on the live channel's WebSocket, and how many
+    connection tokens it asked for."""
 
     def __init__(self) -> None:
         self.urls: list[str] = []
         self.received: list[str] = []
+        self.tokens = 0
+
+    def count_token(self, request: Request) -> None:
+        if request.method == "POST" and request.url.endswith("/v1/live/token"):
+            self.tokens += 1
 
     def attach(self, ws: WebSocket) -> None:
         self.urls.append(ws.url)
@@ -86,6 +92,7 @@ def page(browser: Browser, server: LiveServer) -> Iterator[tuple[Page, Frames]]:
     page.on("request", lambda r: None if r.url.startswith(origin) else problems.append(r.url))
     page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
     page.on("websocket", frames.attach)
+    page.on("request", frames.count_token)
     yield page, frames
     context.close()
     assert problems == [], "the dashboard must load nothing from elsewhere and raise no errors"
@@ -177,6 +184,7 @@ def test_a_run_started_from_the_form_runs_pushes_takes_a_parameter_and_stops(
         assert signal_id is not None
         assert signal_id.startswith(f"{run_id}-")
         assert "connection/websocket" in " ".join(frames.urls)
+        assert frames.tokens >= 1  # the connection token came from POST /v1/live/token
         assert signal_id in frames.pushed_ids(run_id), "the row was not pushed on the channel"
         # every row of the list is one pushed signal, and the count says how many came
         shown = set(
