@@ -72,7 +72,7 @@ class LiveChannel:
             token_secret=services.live_tokens.secret,
             access=self._ports,
             rpc=self._ports,
-            config=ConnectionConfig(allowed_origins=self._origins),
+            config=ConnectionConfig(allowed_origins=self._origins, allow_same_host=True),
         )
         bridge = SignalBridge(
             services.database, services.live_runs, self.hub, self._settings.live_poll_seconds

@@ -16,6 +16,9 @@ class ConnectionConfig:
     """Origins a browser may connect from: exact (``https://app.example.com``) or with ``*``
     wildcards (``https://*.example.com``), compared case-insensitively; ``"*"`` allows any.
     A request without ``Origin`` (servers, SDKs) is always accepted."""
+    allow_same_host: bool = False
+    """Also accept a browser whose ``Origin`` names the host the upgrade was sent to (the
+    dashboard served by this server, reached at any of its addresses)."""
     ping_interval: float = 25.0
     """Seconds between server pings; the connect reply announces it (rounded up to whole
     seconds, as the protocol counts them)."""

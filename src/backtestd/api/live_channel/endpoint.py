@@ -47,7 +47,8 @@ class LiveConnectionEndpoint:
 
     async def handle(self, websocket: WebSocket) -> None:
         config = self._config
-        if not origin_allowed(websocket.headers.get("origin"), config.allowed_origins):
+        same_host = websocket.headers.get("host") if config.allow_same_host else None
+        if not origin_allowed(websocket.headers.get("origin"), config.allowed_origins, same_host):
             await deny(websocket, 403, "origin not allowed")
             return
         await websocket.accept()  # no subprotocol: JSON only
