@@ -160,6 +160,7 @@ def summary_wire(record: LiveRunRecord) -> wire.LiveRunSummary:
         name=record.name,
         description=record.description,
         reason=record.reason,
+        gate=dict(record.gate) if record.gate is not None else None,
     )
 
 

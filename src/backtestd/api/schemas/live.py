@@ -140,6 +140,8 @@ class LiveRunSummary(WireModel):
     name: str | None = None
     description: str | None = None
     reason: str | None = None
+    # additive (docs/live.md): the gate verdict, so a list need not read every run
+    gate: dict[str, Any] | None = None
 
 
 class PublicLiveRun(WireModel):
