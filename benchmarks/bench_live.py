@@ -446,10 +446,11 @@ def window_figures(
     market_from = clock.market(wall_from_ms)
     # A bar is published once its second is over; leave a second of slack at the end.
     market_to = clock.market(wall_to_ms) - 1000 - int(clock.rate * 1000)
-    expected = recorded = 0
+    expected = recorded = restarts = 0
     behind: list[float] = []
     for run_id, symbol in runs.items():
         signals = user.signals(run_id)
+        restarts += sum(1 for s in signals if s.get("kind") == "restart")
         hints = {
             s["eventTsMs"] // 1000
             for s in signals
@@ -468,6 +469,7 @@ def window_figures(
     return {
         "expected": expected,
         "recorded": recorded,
+        "restarts": restarts,
         "updates_per_s": expected / wall_seconds if wall_seconds > 0 else math.nan,
         "behind_p50": statistics.median(behind) if behind else math.nan,
         "behind_p99": behind_p99,
@@ -503,6 +505,7 @@ def measure_level(
     baseline: Usage,
 ) -> dict[str, Any]:
     chosen = strategies.first(count)
+    log_from = server.log_path.stat().st_size
     started = time.monotonic()
     runs = {
         start_run(user, s, [symbols[i % len(symbols)]], warmFrom=0): symbols[i % len(symbols)]
@@ -511,17 +514,24 @@ def measure_level(
     ok, states = wait_all(user, runs, lambda r: r["state"] == "RUNNING", timeout=600)
     running_s = time.monotonic() - started
     time.sleep(5)  # past the JVMs' start
-    stages = [r["stage"] for r in states.values()]
     before = Usage.take(server)
     wall_from = time.time() * 1000
     time.sleep(window_s)
     after = Usage.take(server)
     wall_to = time.time() * 1000
     cpu = after.cpu_percent_since(before)
+    states = {run_id: user.run(run_id) for run_id in runs}
+    stages = [r["stage"] for r in states.values()]
     kept = window_figures(user, history, clock, runs, wall_from, wall_to)
     own_rss = after.rss.get("live-jvm", 0) + after.rss.get("worker", 0)
     base_rss = baseline.rss.get("live-jvm", 0) + baseline.rss.get("worker", 0)
     jvms = after.count.get("live-jvm", 0)
+    with server.log_path.open("rb") as log:
+        log.seek(log_from)
+        lines = log.read().decode(errors="replace").splitlines()
+    lost = sum(1 for line in lines if "lost the lease" in line)
+    ticks = sum(1 for line in lines if "tick failed" in line)
+    failed = sum(1 for r in states.values() if r["state"] != "RUNNING")
     stop_all(user, chosen, runs)
     return {
         "runs": count,
@@ -529,6 +539,9 @@ def measure_level(
         "all_running": ok,
         "running_after_s": running_s,
         "live_jvms": jvms,
+        "lost_leases": lost,
+        "failed_ticks": ticks,
+        "not_running": failed,
         "cpu_workers": cpu.get("worker", 0.0),
         "cpu_jvms": cpu.get("live-jvm", 0.0),
         "cpu_api": cpu.get("api", 0.0),
@@ -551,16 +564,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--latency-runs", type=int, default=4)
     parser.add_argument("--signals", type=int, default=300)
-    parser.add_argument("--levels", default="5,10,20,40")
+    parser.add_argument("--levels", default="5,10,20,40,80")
     parser.add_argument("--window", type=float, default=30.0, help="wall seconds per measure")
     parser.add_argument("--rate", type=float, default=0.0, help="capacity clock rate (0: auto)")
+    parser.add_argument("--keep", default="", help="a directory for the servers' data and logs")
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--skip-drill", action="store_true")
     parser.add_argument("--skip-capacity", action="store_true")
     args = parser.parse_args()
     print(f"bench_live {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()}")
     with tempfile.TemporaryDirectory(prefix="bench-live-") as tmp:
-        root = Path(tmp)
+        root = Path(args.keep) if args.keep else Path(tmp)
         if not (args.skip_latency and args.skip_drill):
             server = start_server(root, "rate1", {})
             try:
@@ -639,7 +653,7 @@ def capacity(root: Path, args: argparse.Namespace) -> None:
         print(
             f"{'runs':>4} {'sbx/live':>8} {'JVMs':>4} {'upd/s':>6} {'bars rec/exp':>13} "
             f"{'behind p50/p99/max s':>21} {'CPU% wrk':>8} {'CPU% JVM':>8} {'CPU% api':>8} "
-            f"{'RSS/run MiB':>11} {'RSS/JVM':>7}"
+            f"{'RSS/run MiB':>11} {'RSS/JVM':>7}  restarts, lost leases, failed ticks, not RUNNING"
         )
         for count in levels:
             row = measure_level(
@@ -650,8 +664,9 @@ def capacity(root: Path, args: argparse.Namespace) -> None:
                 f"{row['updates_per_s']:>6.1f} {row['recorded']:>6}/{row['expected']:<6} "
                 f"{row['behind_p50']:>6.2f}/{row['behind_p99']:>5.2f}/{row['behind_max']:>6.2f}   "
                 f"{row['cpu_workers']:>8.0f} {row['cpu_jvms']:>8.0f} {row['cpu_api']:>8.0f} "
-                f"{row['rss_per_run_mib']:>11.0f} {row['rss_per_jvm_mib']:>7.0f}"
-                + ("" if keeps_up(row) else "  <- does not keep up"),
+                f"{row['rss_per_run_mib']:>11.0f} {row['rss_per_jvm_mib']:>7.0f}  "
+                f"{row['restarts']}, {row['lost_leases']}, {row['failed_ticks']}, "
+                f"{row['not_running']}" + ("" if keeps_up(row) else "  <- does not keep up"),
                 flush=True,
             )
             if not keeps_up(row):
