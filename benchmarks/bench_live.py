@@ -487,7 +487,9 @@ def promote(user: LiveUser, strategy_ids: list[str], symbols: list[str], batch: 
             start_run(user, s, [symbols[i % len(symbols)]], warmFrom=0)
             for i, s in enumerate(chosen)
         ]
-        ok, states = wait_all(user, runs, lambda r: r["stage"] == "LIVE", timeout=300)
+        _, states = wait_all(
+            user, runs, lambda r: r["stage"] == "LIVE" or r["state"] == "FAILED", timeout=300
+        )
         promoted += sum(1 for r in states.values() if r["stage"] == "LIVE")
         stop_all(user, chosen, runs)
     return promoted
@@ -511,7 +513,8 @@ def measure_level(
         start_run(user, s, [symbols[i % len(symbols)]], warmFrom=0): symbols[i % len(symbols)]
         for i, s in enumerate(chosen)
     }
-    ok, states = wait_all(user, runs, lambda r: r["state"] == "RUNNING", timeout=600)
+    _, states = wait_all(user, runs, lambda r: r["state"] != "STARTING", timeout=600)
+    ok = all(r["state"] == "RUNNING" for r in states.values())
     running_s = time.monotonic() - started
     time.sleep(5)  # past the JVMs' start
     before = Usage.take(server)
