@@ -16,20 +16,22 @@ quiet hours), hence several instruments per run, or a faster market clock.
 2. **Restart drill** (same server, default 10 s leases): one run with relay, a subscriber; the
    worker process holding its lease (read from the run's ``lease_owner``, checked to be a
    descendant of this server) is killed with ``kill -9``. Printed: seconds until the
-   ``restart`` marker arrives on the channel, until a strategy signal follows it, how many
-   signals of the outage were caught up, and whether any ``signalId`` (or any bar's signal)
-   repeats, in the record or on the channel.
+   ``restart`` marker arrives on the channel, until a strategy signal follows it, the market
+   seconds around the takeover without a recorded signal and the sim bars in them (the outage's
+   bars are not recorded), and whether any ``signalId`` (or any bar's signal) repeats, in the
+   record or on the channel.
 3. **Capacity** (a second server, market clock sped up so the chosen instruments average about
-   one 1-second bar per wall second): N runs (``--levels``) of one instrument each. Once all
-   are running (in their sandbox: two JVMs per run) and again once all are promoted to LIVE
-   (one JVM per run), over ``--window`` wall seconds: CPU of the Dask worker processes and of
+   one 1-second bar per wall second): N runs (``--levels``) of one instrument each, all LIVE
+   (one JVM per run: a first server on a 200x clock took every strategy through its sandbox
+   once, so the measured runs start with an inherited gate). Once all are running, over
+   ``--window`` wall seconds: CPU of the Dask worker processes and of
    their live engine host JVMs (psutil, % of one core), RSS per run, and whether executions
    keep up: bars recorded vs bars the sim history has in that market window (the same
    generator the feed reads), and how far behind the market clock each signal was produced
    (``emittedAtMs - eventTsMs``, in wall seconds). A level that does not keep up ends the
    climb.
 
-Run: ``PYTHONPATH=src .venv/bin/python benchmarks/bench_live.py`` (about 15 minutes on the
+Run: ``PYTHONPATH=src .venv/bin/python benchmarks/bench_live.py`` (about 25 minutes on the
 2-core machine; ``--skip-latency``, ``--skip-drill``, ``--skip-capacity`` leave parts out). A
 script, not a test: it prints figures and never fails on them.
 """
