@@ -109,9 +109,18 @@ class LiveSupervisor:
             room = 1
         with self._database.unit_of_work() as uow:
             candidates = LiveRunRepository(uow.session).claimable(now, room)
-        for run_id in candidates:
+        for index, run_id in enumerate(candidates):
+            # Claiming many runs at once (a burst of starts, a takeover) is slow on a loaded
+            # machine: each claim's lease counts from its own moment, and claiming pauses after a
+            # third of a lease so that the next tick renews what is held before it expires (a
+            # lease expiring under a live execution lets a second executor take the run).
+            claimed_at = self._wall_now()
+            if index and claimed_at - now >= self._lease_ms // 3:
+                break
             with self._database.unit_of_work() as uow:
-                executions = LiveRunRepository(uow.session).claim(run_id, self.owner, now, until)
+                executions = LiveRunRepository(uow.session).claim(
+                    run_id, self.owner, claimed_at, claimed_at + self._lease_ms
+                )
             if executions is None:
                 continue  # another supervisor was faster
             try:
