@@ -39,6 +39,7 @@ from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.live import (
     LiveRunRepository,
     LiveSignalRepository,
+    SequenceTaken,
     stats_to_row,
 )
 
@@ -142,12 +143,18 @@ class LiveExecution:
         self._last_stats_ms = 0
         self._trial_started_ms: int | None = None
         self._live_from_ms = 0
+        self._takeover_at_ms = 0
+        """Market time a takeover began: signals of earlier updates fill the outage's gap."""
 
     # -- the thread ----------------------------------------------------------------------------
 
     def run(self) -> None:
         try:
             self._run()
+        except SequenceTaken:
+            # Another executor took the run over (this one's lease lapsed): it owns the record
+            # now, so this execution stops without writing anything more.
+            log.warning("live run %s is written by another executor; stopping here", self.run_id)
         except CannotConsume:
             self._set_state(LiveState.FAILED, reason=Reasons.CANNOT_CONSUME, stop=True)
         except StrategyFailed as failure:
@@ -243,7 +250,10 @@ class LiveExecution:
         stage = self._stage.signal_stage
         signals: list[LiveSignal] = []
         for content in fresh:
-            signals.append(recorded(self.run_id, self._next_seq, stage, content, emitted))
+            regenerated = content.event_ts_ms < self._takeover_at_ms
+            signals.append(
+                recorded(self.run_id, self._next_seq, stage, content, emitted, regenerated)
+            )
             self._next_seq += 1
         self._append(signals)
 
@@ -253,10 +263,15 @@ class LiveExecution:
         self._trim(self.run_id)
 
     def _record_restart(self) -> None:
+        """The takeover, visible in the record: a ``marker`` of kind ``restart`` at the position
+        the run resumes from. Signals of the updates between that position and now are then
+        recorded as they are replayed, marked ``regenerated`` (they fill the gap the outage
+        left), except those already recorded before it."""
         source = self.record.source
+        self._takeover_at_ms = self._market_now()
         content = SignalContent(
             type=SignalType.MARKER,
-            event_ts_ms=max(self._market_now(), self._last_recorded_ts + 1),
+            event_ts_ms=max(self._live_from_ms, self._last_recorded_ts),
             instrument={"exchange": source.exchange, "segment": source.segment},
             kind="restart",
             data={"execution": self._execution_number, "resumedFromMs": self._live_from_ms},
@@ -266,7 +281,6 @@ class LiveExecution:
             self.run_id, self._next_seq, self._stage.signal_stage, content, self._market_now()
         )
         self._next_seq += 1
-        self._last_recorded_ts = content.event_ts_ms - 1
         self._append([signal])
 
     # -- params and commands -------------------------------------------------------------------
@@ -376,6 +390,8 @@ class LiveExecution:
         if not gate["passed"]:
             self._set_state(LiveState.DEGRADED, gate=gate)
             self._degraded = True
+            twin, self._twin = self._twin, None
+            twin.close()
             return
         self._stage = LiveStage.LIVE
         twin, self._twin = self._twin, None

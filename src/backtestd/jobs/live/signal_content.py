@@ -47,7 +47,12 @@ class SignalContent:
 
 
 def recorded(
-    run_id: str, seq: int, stage: str, content: SignalContent, emitted_at_ms: int
+    run_id: str,
+    seq: int,
+    stage: str,
+    content: SignalContent,
+    emitted_at_ms: int,
+    regenerated: bool = False,
 ) -> LiveSignal:
     body: dict[str, Any] = {
         "v": 1,
@@ -67,6 +72,8 @@ def recorded(
         body["order"] = dict(content.order)
     if content.data is not None:
         body["data"] = dict(content.data)
+    if regenerated:
+        body["regenerated"] = True
     return LiveSignal(
         run_id=run_id,
         seq=seq,

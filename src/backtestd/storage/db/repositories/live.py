@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from backtestd.domain.live import (
@@ -403,6 +404,10 @@ def _signal(row: RowMapping) -> LiveSignal:
     )
 
 
+class SequenceTaken(Exception):
+    """A signal's sequence number of the run is already recorded: another executor writes it."""
+
+
 class LiveSignalRepository:
     """The per-run signal record: append-only, a moving window trimmed from the oldest end."""
 
@@ -410,8 +415,16 @@ class LiveSignalRepository:
         self._session = session
 
     def append(self, signals: Sequence[LiveSignal]) -> None:
+        """Record ``signals``; :class:`SequenceTaken` when another executor already wrote one
+        of their sequence numbers (it holds the run now: this one must stop writing)."""
         if not signals:
             return
+        try:
+            self._insert(signals)
+        except IntegrityError as exc:
+            raise SequenceTaken(signals[0].run_id) from exc
+
+    def _insert(self, signals: Sequence[LiveSignal]) -> None:
         self._session.execute(
             insert(live_signals),
             [
