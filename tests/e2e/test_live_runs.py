@@ -315,6 +315,10 @@ def test_a_run_resumes_after_its_worker_is_killed(server: LiveServer) -> None:
     assert len(ids) == len(set(ids))
     stamps = [(x["eventTsMs"], x["digest"]) for x in more if x["type"] != "marker"]
     assert len(stamps) == len(set(stamps)), "a signal was recorded twice"
+    # The bars of the outage were replayed and recorded, marked as filling the gap.
+    regenerated = [x for x in more if x.get("regenerated")]
+    assert regenerated
+    assert all(x["eventTsMs"] >= marker["data"]["resumedFromMs"] for x in regenerated)
     user.stop(strategy)
 
 
