@@ -174,11 +174,23 @@ class Victim:
             time.sleep(0.1)
 
 
-def _phase(name: str, victim: Victim, bystander_client: Client, executes: int) -> None:
+def _phase(
+    name: str,
+    victim: Victim,
+    bystander_client: Client,
+    executes: int,
+    busy: Callable[[], bool] = lambda: False,
+) -> None:
+    """At least ``executes`` victim executes, more while ``busy()``; the bystander polls."""
     with Bystander(bystander_client) as bystander:
         times = [victim.execute() for _ in range(executes)]
-    shown = ", ".join(f"{t:.2f}" for t in times)
-    print(f"  {name}: victim execute {statistics.median(times):.2f} s median ({shown})")
+        while busy():
+            times.append(victim.execute())
+    shown = ", ".join(f"{t:.2f}" for t in times[:12]) + (", ..." if len(times) > 12 else "")
+    print(
+        f"  {name}: victim execute median {statistics.median(times):.2f} s, max "
+        f"{max(times):.2f} s ({len(times)}: {shown})"
+    )
     print(f"  {name}: bystander GET /v1/account {_ms(bystander.latencies)}")
     others = {k: v for k, v in bystander.statuses.items() if k != "200"}
     if others:
@@ -188,13 +200,13 @@ def _phase(name: str, victim: Victim, bystander_client: Client, executes: int) -
 def _during(
     name: str, attack: Callable[[], None], victim: Victim, bystander: Client, executes: int
 ) -> None:
-    """Run ``attack`` in a thread; measure the victim while it runs (at least ``executes``
-    executes), then report how long the attack took."""
+    """Run ``attack`` in a thread; measure the victim for as long as it runs (at least
+    ``executes`` executes), then report how long the attack took."""
     started = time.monotonic()
     thread = threading.Thread(target=attack, daemon=True)
     thread.start()
-    time.sleep(0.5)  # the attack is under way
-    _phase(name, victim, bystander, executes)
+    time.sleep(0.2)  # the attack is under way
+    _phase(name, victim, bystander, executes, thread.is_alive)
     thread.join()
     print(f"  the attack took {time.monotonic() - started:.1f} s")
 
@@ -222,7 +234,6 @@ def bomb_parquet(rows: int) -> bytes:
         compression="zstd",
         use_dictionary=["close"],
         column_encoding={"timestamp": "DELTA_BINARY_PACKED"},
-        row_group_size=chunk,
     ) as writer:
         for at in range(0, rows, chunk):
             n = min(chunk, rows - at)
@@ -241,15 +252,14 @@ def attack_rows(root: Path, args: argparse.Namespace) -> None:
         data = bomb_parquet(args.bomb_rows)
         print(f"  the bomb: {args.bomb_rows:,} rows in a {len(data):,}-byte parquet file")
         _phase("no attack", victim, bystander, args.executes)
-        upload = attacker.upload("bomb", data)
-        print(f"  ingest: {upload['status']} {upload.get('error') or upload.get('message') or ''}")
-        if upload["status"] != "ready":
-            print("  nothing to prepare: the attack stops at ingest")
-            return
         start = datetime(2026, 1, 5, tzinfo=UTC)
         outcomes: list[str] = []
 
         def attack() -> None:
+            upload = attacker.upload("bomb", data)
+            print(f"  ingest: {upload['status']} {upload.get('error') or ''}")
+            if upload["status"] != "ready":
+                return  # nothing to prepare: the attack stops at ingest
             jobs = []
             for n in range(8):
                 body = {
@@ -260,8 +270,9 @@ def attack_rows(root: Path, args: argparse.Namespace) -> None:
                 jobs.append(attacker.call("POST", "/backtest/user/ticker/prepare", json=body))
             outcomes.extend(attacker.wait_prepare("user", job["jobId"]) for job in jobs)
 
-        _during("during 8 prepares of the bomb", attack, victim, bystander, args.executes)
-        print(f"  the attacker's prepares: {dict(Counter(outcomes))}")
+        _during("during the upload and 8 prepares of it", attack, victim, bystander, args.executes)
+        if outcomes:
+            print(f"  the attacker's prepares: {dict(Counter(outcomes))}")
         _phase("after", victim, bystander, args.executes)
     finally:
         server.stop()
