@@ -20,11 +20,12 @@ achieved:
   sends ``--previews`` concurrent ``GET /datasets/{id}/preview`` with different ``points``.
   Fixed: served from the preview base the ingest stored. Before: each read the whole version
   in the API process.
-* ``storage`` (point 4): the victim prepares and runs once, then goes idle; a free user makes
+* ``storage`` (point 4): the victim prepares and runs, then goes idle; a free user makes
   ``--prepares`` prepares of other hours and ``--sweeps`` sweeps keeping their curves, with
-  ``BACKTESTD_PREPARED_MAX_BYTES`` at three prepares and ``BACKTESTD_SWEEP_CURVES_MAX_BYTES``
-  at ``--curve-budget`` (the settings are ignored by code that does not know them). Printed: what
-  the prepared columns and the database hold afterwards, and the victim's next execute (a
+  ``BACKTESTD_PREPARED_MAX_BYTES`` at three prepares (reclaim grace 0: the victim is idle
+  during the attack, so nothing is reclaimed under a run) and ``BACKTESTD_SWEEP_CURVES_MAX_BYTES``
+  at ``--curve-budget`` (settings are ignored by code that does not know them). Printed: what
+  the prepared columns and the stored curves hold afterwards, and the victim's next execute (a
   rebuild of its reclaimed columns shows in its time and in the server log).
 
 A script, not a test (the proofs are tests/e2e and tests/integration); timings depend on the
@@ -37,6 +38,7 @@ import argparse
 import io
 import math
 import os
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -211,6 +213,16 @@ def _during(
     print(f"  the attack took {time.monotonic() - started:.1f} s")
 
 
+def _api_peak_mb(server: LiveServer) -> str:
+    """The API process's peak resident set (``VmHWM``; the Dask workers are other processes)."""
+    assert server.process is not None
+    status = Path(f"/proc/{server.process.pid}/status")
+    for line in status.read_text().splitlines() if status.exists() else []:
+        if line.startswith("VmHWM:"):
+            return f"{int(line.split()[1]) / 1024:,.0f} MB"
+    return "unknown"
+
+
 def _server(root: Path, extra: dict[str, str]) -> LiveServer:
     env = {"BACKTESTD_DASK_WORKERS": "2", **extra}
     server = LiveServer(root, extra_env=env)
@@ -274,6 +286,7 @@ def attack_rows(root: Path, args: argparse.Namespace) -> None:
         if outcomes:
             print(f"  the attacker's prepares: {dict(Counter(outcomes))}")
         _phase("after", victim, bystander, args.executes)
+        print(f"  the API process's peak memory: {_api_peak_mb(server)}")
     finally:
         server.stop()
 
@@ -329,6 +342,7 @@ def attack_previews(root: Path, args: argparse.Namespace) -> None:
         _during(f"during {args.previews} previews", attack, victim, bystander, args.executes)
         print(f"  the attacker's previews: {dict(answers)}, {_ms(took)}")
         _phase("after", victim, bystander, args.executes)
+        print(f"  the API process's peak memory: {_api_peak_mb(server)}")
     finally:
         server.stop()
 
@@ -338,6 +352,18 @@ def attack_previews(root: Path, args: argparse.Namespace) -> None:
 
 def _tree_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
+
+
+def _curve_bytes(database: Path) -> int:
+    """The text of every stored trial curve (read from the SQLite file, read-only)."""
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as connection:
+        query = "SELECT coalesce(sum(length(curve)), 0) FROM sweep_rows WHERE curve != 'null'"
+        return int(connection.execute(query).fetchone()[0])
+
+
+def _database_bytes(database: Path) -> int:
+    """The SQLite file with its write-ahead log."""
+    return sum(p.stat().st_size for p in database.parent.glob(f"{database.name}*"))
 
 
 def attack_storage(root: Path, args: argparse.Namespace) -> None:
@@ -373,10 +399,7 @@ def attack_storage(root: Path, args: argparse.Namespace) -> None:
         strategy = attacker.strategy(source("ema_cross.java"))
         _phase("no attack (the victim's prepare is warm)", victim, bystander, args.executes)
         database = data_dir / "backtestd.sqlite3"
-        before = {
-            "prepared": _tree_bytes(data_dir / "objects" / "prepared"),
-            "db": _tree_bytes(data_dir) - _tree_bytes(data_dir / "objects"),
-        }
+        before = (_tree_bytes(data_dir / "objects" / "prepared"), _curve_bytes(database))
 
         def attack() -> None:
             prepares = [
@@ -396,30 +419,28 @@ def attack_storage(root: Path, args: argparse.Namespace) -> None:
                 while attacker.call("GET", f"{path}/{sweep}")["status"] == "RUNNING":
                     time.sleep(0.3)
 
-        _during(
-            f"during {args.prepares} prepares and {args.sweeps} sweeps of an attacker",
-            attack,
-            victim,
-            bystander,
-            args.executes,
-        )
-        after = {
-            "prepared": _tree_bytes(data_dir / "objects" / "prepared"),
-            "db": _tree_bytes(data_dir) - _tree_bytes(data_dir / "objects"),
-        }
-        print(
-            f"  prepared columns: {before['prepared']:,} -> {after['prepared']:,} bytes "
-            f"(budget {budget:,}); data dir without objects (database, logs): "
-            f"{before['db']:,} -> {after['db']:,} bytes"
-        )
-        if database.exists():
-            print(f"  database file: {database.stat().st_size:,} bytes")
+        # The victim is idle meanwhile (its data is what an attacker could push out); only
+        # the bystander polls.
+        name = f"during {args.prepares} prepares and {args.sweeps} sweeps of an attacker"
         started = time.monotonic()
-        victim.execute()
-        print(f"  the victim's next execute after the attack: {time.monotonic() - started:.2f} s")
+        with Bystander(bystander) as polls:
+            attack()
+        print(f"  {name}: bystander GET /v1/account {_ms(polls.latencies)}")
+        print(f"  the attack took {time.monotonic() - started:.1f} s")
+        after = (_tree_bytes(data_dir / "objects" / "prepared"), _curve_bytes(database))
+        print(
+            f"  prepared columns: {before[0]:,} -> {after[0]:,} bytes (budget {budget:,}); "
+            f"stored sweep curves: {before[1]:,} -> {after[1]:,} bytes "
+            f"(budget {args.curve_budget:,}); database files {_database_bytes(database):,} bytes"
+        )
+        try:
+            print(f"  the victim's next execute after the attack: {victim.execute():.2f} s")
+        except AssertionError as failed:
+            print(f"  the victim's next execute after the attack failed: {failed}")
         log = server.log_path.read_text(errors="replace")
         rebuilt = f"rebuilt the reclaimed columns of {victim.prepared}" in log
         print(f"  the victim's prepared columns were reclaimed and rebuilt: {rebuilt}")
+        _phase("after", victim, bystander, args.executes)
     finally:
         server.stop()
 
@@ -434,10 +455,10 @@ def main() -> None:
     parser.add_argument("--bomb-rows", type=int, default=20_000_000)
     parser.add_argument("--preview-rows", type=int, default=2_000_000)
     parser.add_argument("--previews", type=int, default=24)
-    parser.add_argument("--prepare-hours", type=int, default=3)
+    parser.add_argument("--prepare-hours", type=int, default=12)
     parser.add_argument("--prepares", type=int, default=6)
     parser.add_argument("--sweeps", type=int, default=4)
-    parser.add_argument("--curve-budget", type=int, default=2_000_000)
+    parser.add_argument("--curve-budget", type=int, default=200_000)
     args = parser.parse_args()
     code = os.environ.get("PYTHONPATH", "(the installed package)")
     for name in args.attack or sorted(ATTACKS):

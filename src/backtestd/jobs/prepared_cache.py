@@ -63,13 +63,15 @@ def columns_present(ctx: WorkerContext, manifest: PreparedManifest) -> bool:
 
 
 def stored(ctx: WorkerContext, job: JobRecord, manifest: PreparedManifest) -> None:
-    """A prepare has just stored its columns: record them, then reclaim if over budget."""
+    """A prepare has just stored its columns: record them, then reclaim if over budget (never
+    these columns: they were stored to be used, by the run that rebuilt them or the execute
+    that follows a prepare)."""
     size = sum(
         ctx.objects.size(prepared_column_key(job.job_id, name)) or 0 for name in manifest.columns
     )
     with ctx.database.unit_of_work() as uow:
         PreparedDataRepository(uow.session).record(job.job_id, job.user_id, size, ctx.clock())
-    reclaim(ctx)
+    reclaim(ctx, keep=job.job_id)
 
 
 def used(ctx: WorkerContext, prepare_id: str, force: bool = False) -> None:
@@ -87,9 +89,9 @@ def used(ctx: WorkerContext, prepare_id: str, force: bool = False) -> None:
         PreparedDataRepository(uow.session).touch(prepare_id, ctx.clock())
 
 
-def reclaim(ctx: WorkerContext) -> int:
-    """While the ledger is over budget, drop the columns of idle prepares, least recently used
-    first among the prepares of the user holding the most above a fair share
+def reclaim(ctx: WorkerContext, keep: str | None = None) -> int:
+    """While the ledger is over budget, drop the columns of idle prepares (but ``keep``), least
+    recently used first among the prepares of the user holding the most above a fair share
     (``jobs/fair_eviction.py``: one user preparing a lot loses their own columns before another
     user's idle prepare goes); returns how many prepares lost their columns."""
     budget = ctx.settings.prepared_max_bytes
@@ -102,7 +104,8 @@ def reclaim(ctx: WorkerContext) -> int:
     def oldest(user_id: str) -> list[tuple[str, int]]:
         with ctx.database.unit_of_work() as uow:
             repo = PreparedDataRepository(uow.session)
-            return repo.least_recently_used(user_id, cutoff, EVICTION_BATCH)
+            found = repo.least_recently_used(user_id, cutoff, EVICTION_BATCH)
+        return [(job_id, size) for job_id, size in found if job_id != keep]
 
     def evict(job_id: str) -> bool:
         with ctx.database.unit_of_work() as uow:

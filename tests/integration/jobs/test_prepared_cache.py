@@ -49,9 +49,11 @@ def probe(tmp_path: Path) -> Iterator[WorkerContext]:
     context.database.dispose()
 
 
-def _prepare(ctx: WorkerContext, job_id: str, hours_ago: int, user_id: str = "u1") -> None:
+def _prepare(
+    ctx: WorkerContext, job_id: str, hours_ago: int, user_id: str = "u1", hours: int = 2
+) -> None:
     end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - hours_ago * HOUR
-    spec = PrepareSpec("sim", DataType.KLINE, "BTC/USDT", end - 2 * HOUR, end, "1m", 60_000)
+    spec = PrepareSpec("sim", DataType.KLINE, "BTC/USDT", end - hours * HOUR, end, "1m", 60_000)
     with ctx.database.unit_of_work() as uow:
         JobRepository(uow.session).add(
             JobRecord(
@@ -147,6 +149,31 @@ def test_an_attacker_filling_the_cache_loses_their_own_columns_and_the_victims_i
                 "victim": sum(len(b or b"") for b in before.values()),
                 "attacker": sum(len(b or b"") for b in _columns(ctx, attacks[-1]).values()),
             }
+    finally:
+        ctx.engines.close()
+        ctx.database.dispose()
+
+
+def test_a_prepare_is_never_reclaimed_by_its_own_storing_even_above_the_fair_share(
+    tmp_path: Path, probe: WorkerContext
+) -> None:
+    """The columns a prepare (or a rebuild for a run) has just stored are about to be used:
+    the reclaim their storing runs skips them, and takes them on a later store if still idle."""
+    _prepare(probe, "size", 3)
+    one = _ledger(probe)
+    ctx = _context(tmp_path / "cache", int(one * 2.5))
+    try:
+        _prepare(ctx, "victim", 3, user_id="victim")
+        _prepare(ctx, "big", 12, user_id="attacker", hours=6)  # three times the others
+
+        assert all(_columns(ctx, "big").values())  # alone over the share of 1.25, but kept
+        assert all(_columns(ctx, "victim").values())  # within its share
+
+        _prepare(ctx, "small", 20, user_id="attacker")
+
+        assert not any(_columns(ctx, "big").values())
+        assert all(_columns(ctx, "small").values())
+        assert all(_columns(ctx, "victim").values())
     finally:
         ctx.engines.close()
         ctx.database.dispose()
