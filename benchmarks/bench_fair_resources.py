@@ -361,6 +361,10 @@ def _curve_bytes(database: Path) -> int:
         return int(connection.execute(query).fetchone()[0])
 
 
+def _kept(kept: bool) -> str:
+    return "kept" if kept else "reclaimed (the next execute rebuilds them first)"
+
+
 def _database_bytes(database: Path) -> int:
     """The SQLite file with its write-ahead log."""
     return sum(p.stat().st_size for p in database.parent.glob(f"{database.name}*"))
@@ -393,7 +397,9 @@ def attack_storage(root: Path, args: argparse.Namespace) -> None:
     )
     try:
         client = Client(server, "victim", "pro")
+        started = time.monotonic()
         victim = Victim(client, client.prepared(end_hours_ago=3, hours=args.prepare_hours))
+        print(f"  the victim's prepare took {time.monotonic() - started:.2f} s")
         bystander = Client(server, "bystander", "pro")
         attacker = Client(server, "attacker", "free")
         strategy = attacker.strategy(source("ema_cross.java"))
@@ -433,13 +439,13 @@ def attack_storage(root: Path, args: argparse.Namespace) -> None:
             f"stored sweep curves: {before[1]:,} -> {after[1]:,} bytes "
             f"(budget {args.curve_budget:,}); database files {_database_bytes(database):,} bytes"
         )
+        columns = data_dir / "objects" / "prepared" / victim.prepared
+        kept = any(columns.glob("*.bin"))
+        print(f"  the victim's idle prepared columns after the attack: {_kept(kept)}")
         try:
             print(f"  the victim's next execute after the attack: {victim.execute():.2f} s")
         except AssertionError as failed:
             print(f"  the victim's next execute after the attack failed: {failed}")
-        log = server.log_path.read_text(errors="replace")
-        rebuilt = f"rebuilt the reclaimed columns of {victim.prepared}" in log
-        print(f"  the victim's prepared columns were reclaimed and rebuilt: {rebuilt}")
         _phase("after", victim, bystander, args.executes)
     finally:
         server.stop()
