@@ -258,6 +258,9 @@ class Settings(BaseSettings):
     # A retained trial's equity curve is stored with at most this many points (first, last
     # and each bucket's extremes kept); a month of busy ticks was 16.6 MB per trial.
     sweep_curve_max_points: int = Field(default=20_000, ge=4)
+    # Stored trial curves of all sweeps together; over it the least recently read finished
+    # sweeps lose their curves (rows kept; docs/limits.md).
+    sweep_curves_max_bytes: int = Field(default=4 * 1024**3, ge=0)
     sweep_leaderboard_limit: int = Field(default=100, ge=1)  # rows in the ranked view
     prepare_lookback_days: int = Field(default=1825, ge=1)
     low_activity_rows: int = Field(default=60, ge=1)

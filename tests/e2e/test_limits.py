@@ -3,11 +3,13 @@ bounded (rate and storage), and signal links come from the public base URL and d
 strategy. One dedicated server with small limits (docs/limits.md):
 
 * free tier: ``maxRangeDays`` 1;  basic: ``maxTotalStorageBytes`` 50,000 (strategies);
-* pro: ``maxTotalStorageBytes`` 20,000 (signals);  elite: defaults (the reference user).
+* pro: ``maxTotalStorageBytes`` 20,000 (signals);  elite: defaults (the reference user);
+* stored sweep curves: 6 points a trial, 1,200 bytes for everyone together.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -27,6 +29,8 @@ PRO_CAP = 20_000
 SIM_CACHE = 600_000
 DOWNLOADS_PER_MINUTE = 6
 VALIDATION_CPU_S = 2
+CURVE_POINTS = 6  # a stored trial curve: at most 6 points, about 220 bytes
+CURVES_BUDGET = 1_200  # stored sweep curves of everyone: two sweeps of two such curves, and some
 
 # Emits a signal every second (buy, sell, buy, ...): many signals, a large signals file.
 SIGNAL_EVERY_SECOND = """
@@ -75,6 +79,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
             "BACKTESTD_DOWNLOADS_PER_MINUTE": str(DOWNLOADS_PER_MINUTE),
             "BACKTESTD_VALIDATION_CPU_LIMIT_SECONDS": str(VALIDATION_CPU_S),
             "BACKTESTD_DASK_WORKERS": "1",
+            "BACKTESTD_SWEEP_CURVE_MAX_POINTS": str(CURVE_POINTS),
+            "BACKTESTD_SWEEP_CURVES_MAX_BYTES": str(CURVES_BUDGET),
         },
     )
     live.start()
@@ -364,6 +370,104 @@ def test_an_impossible_hour_is_400_or_404_not_500(server: LiveServer) -> None:
         assert response.json()["code"] == status
         message = response.json()["message"]
         assert "out of range" in message or "not yet available" in message
+
+
+# -- stored sweep curves are a bounded, fair, least-recently-read cache -------------------
+
+
+def _sweep(
+    server: LiveServer, session: AuthenticatedSession, prepare: str, strategy: str, floor: int
+) -> str:
+    """A finished sweep of two trials, each keeping its curve (``minTradeFloor`` only makes
+    the sweep another one: it ranks, it stores nothing)."""
+    path = f"/backtest/sim/ticker/executeSweep/{prepare}"
+    body = {
+        "strategyId": strategy,
+        "sweep": {"params": {"fast": {"values": [3, 5]}}},
+        "minTradeFloor": floor,
+    }
+    accepted = call(server, session, "POST", path, json=body)
+    assert accepted.status_code == 202, accepted.text
+    sweep_id = str(accepted.json()["sweepId"])
+    deadline = time.monotonic() + 180
+    while (result := call(server, session, "GET", f"{path}/{sweep_id}").json())[
+        "status"
+    ] == "RUNNING":
+        assert time.monotonic() < deadline
+        time.sleep(0.3)
+    assert result["status"] == "COMPLETED", result
+    return sweep_id
+
+
+def _curve(
+    server: LiveServer, session: AuthenticatedSession, prepare: str, sweep: str, run_ix: int
+) -> httpx.Response:
+    path = f"/backtest/sim/ticker/executeSweep/{prepare}/{sweep}/runs/{run_ix}/equityCurve"
+    return call(server, session, "GET", path)
+
+
+def _stored_bytes(curve: dict[str, Any]) -> int:
+    """About what the server stores for a served curve (its points as JSON numbers)."""
+    meta = curve["meta"]
+    stored = {
+        "ts": [p["timestamp"] for p in curve["points"]],
+        "eq": [p["equity"] for p in curve["points"]],
+        "full_points": meta["inputPointCount"] if meta["resampled"] else None,
+    }
+    return len(json.dumps(stored, separators=(",", ":")))
+
+
+def test_an_attackers_sweeps_reclaim_their_own_curves_and_a_victims_idle_ones_stay(
+    server: LiveServer,
+) -> None:
+    """Stored curves of all sweeps share ``BACKTESTD_SWEEP_CURVES_MAX_BYTES``: an attacker
+    running sweep after sweep loses its own least recently read curves, not the victim's
+    (older and never read again); a reclaimed curve answers 404 saying so and how to get it
+    again, and doing what it says gives the full curve."""
+    span = recent_range(1)
+    victim = _session(server, "curves-victim", "pro")
+    victim_prepare = _prepare(victim, span)
+    victim_strategy = str(victim.compile_strategy(source("ema_cross.java")).strategy_id)
+    victim_sweep = _sweep(server, victim, victim_prepare, victim_strategy, 30)
+    kept = [_curve(server, victim, victim_prepare, victim_sweep, ix) for ix in (0, 1)]
+    assert [r.status_code for r in kept] == [200, 200]
+    size = sum(_stored_bytes(r.json()) for r in kept)
+    # What the test needs: the victim within a fair share of two users (half the budget), and
+    # the victim's plus four attacker sweeps of the same size over the budget.
+    assert CURVES_BUDGET / 5 < size <= CURVES_BUDGET / 2, size
+
+    attacker = _session(server, "curves-attacker", "free")
+    prepare = _prepare(attacker, span)
+    strategy = str(attacker.compile_strategy(source("ema_cross.java")).strategy_id)
+    first = _sweep(server, attacker, prepare, strategy, 30)
+    before = _curve(server, attacker, prepare, first, 1).json()
+    attacks = [first] + [_sweep(server, attacker, prepare, strategy, 31 + n) for n in range(3)]
+
+    after = [_curve(server, victim, victim_prepare, victim_sweep, ix) for ix in (0, 1)]
+    assert [r.json() for r in after] == [r.json() for r in kept]
+    assert [_curve(server, attacker, prepare, attacks[-1], ix).status_code for ix in (0, 1)] == [
+        200,
+        200,
+    ]
+    gone = _curve(server, attacker, prepare, first, 1)
+    assert gone.status_code == 404, gone.text
+    message = gone.json()["message"]
+    assert f"the equity curve of run 1 of sweep {first} was reclaimed" in message, message
+    board = call(server, attacker, "GET", f"/backtest/sim/ticker/executeSweep/{prepare}/{first}")
+    rows = board.json()["leaderboard"]
+    assert sorted(r["runIx"] for r in rows) == [0, 1]  # rows and metrics stay
+    assert all("equityCurve" not in r and r["trades"] > 0 for r in rows)
+
+    execute = json.loads(message.split(" with ", 1)[1].split(": its result", 1)[0])
+    assert "/backtest/sim/ticker/execute with" in message
+    rerun = call(server, attacker, "POST", "/backtest/sim/ticker/execute", json=execute)
+    assert rerun.status_code == 202, rerun.text
+    full = wait_result(attacker, "sim", "ticker", rerun.json()["jobId"])["results"]["equityCurve"]
+    assert len(full["points"]) == before["meta"]["inputPointCount"]
+    assert (full["points"][0], full["points"][-1]) == (
+        before["points"][0],
+        before["points"][-1],
+    )
 
 
 # -- a full pool refuses new stores up front (runs last: restarts the server) -----------

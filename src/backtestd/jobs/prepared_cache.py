@@ -8,9 +8,12 @@ hours are (``marketdata/generated_cache.py``):
   stores its columns and touched whenever an execute or sweep shard loads them (a running
   shard touches it again every ``TOUCH_SECONDS``);
 * after a prepare stores its columns, if the ledger's total is over
-  ``BACKTESTD_PREPARED_MAX_BYTES``, the least recently used prepares, unused for at least
-  ``BACKTESTD_PREPARED_RECLAIM_GRACE_SECONDS``, lose their columns down to ``LOW_WATER`` of the
-  budget (the manifest stays: it is tiny, and it says what the columns held);
+  ``BACKTESTD_PREPARED_MAX_BYTES``, prepares unused for at least
+  ``BACKTESTD_PREPARED_RECLAIM_GRACE_SECONDS`` lose their columns down to ``LOW_WATER`` of the
+  budget, the least recently used first among those of the user holding the most above a fair
+  share of the budget (``jobs/fair_eviction.py``), so one user's prepares never push out
+  another's idle one while they hold more (the manifest stays: it is tiny, and it says what the
+  columns held);
 * an execute or sweep on a prepare whose columns were reclaimed rebuilds them first, by running
   the prepare again for its stored spec (generation and stored hours are deterministic), and
   checks that the rebuilt data has the rows the prepare reported; when it has not (a ``sim``
@@ -31,6 +34,7 @@ from backtestd.domain.jobs import JobRecord, JobStatus
 from backtestd.domain.marketdata import RUN_COLUMNS, DataType
 from backtestd.domain.serial import from_stored
 from backtestd.jobs.context import WorkerContext
+from backtestd.jobs.fair_eviction import evict_fairly
 from backtestd.jobs.progress import JobFailed, JobProgress
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.prepared import PreparedDataRepository
@@ -59,13 +63,15 @@ def columns_present(ctx: WorkerContext, manifest: PreparedManifest) -> bool:
 
 
 def stored(ctx: WorkerContext, job: JobRecord, manifest: PreparedManifest) -> None:
-    """A prepare has just stored its columns: record them, then reclaim if over budget."""
+    """A prepare has just stored its columns: record them, then reclaim if over budget (never
+    these columns: they were stored to be used, by the run that rebuilt them or the execute
+    that follows a prepare)."""
     size = sum(
         ctx.objects.size(prepared_column_key(job.job_id, name)) or 0 for name in manifest.columns
     )
     with ctx.database.unit_of_work() as uow:
         PreparedDataRepository(uow.session).record(job.job_id, job.user_id, size, ctx.clock())
-    reclaim(ctx)
+    reclaim(ctx, keep=job.job_id)
 
 
 def used(ctx: WorkerContext, prepare_id: str, force: bool = False) -> None:
@@ -83,34 +89,39 @@ def used(ctx: WorkerContext, prepare_id: str, force: bool = False) -> None:
         PreparedDataRepository(uow.session).touch(prepare_id, ctx.clock())
 
 
-def reclaim(ctx: WorkerContext) -> int:
-    """Drop the columns of least recently used prepares while the ledger is over budget;
-    returns how many prepares lost their columns."""
+def reclaim(ctx: WorkerContext, keep: str | None = None) -> int:
+    """While the ledger is over budget, drop the columns of idle prepares (but ``keep``), least
+    recently used first among the prepares of the user holding the most above a fair share
+    (``jobs/fair_eviction.py``: one user preparing a lot loses their own columns before another
+    user's idle prepare goes); returns how many prepares lost their columns."""
     budget = ctx.settings.prepared_max_bytes
-    target = int(budget * LOW_WATER)
     cutoff = ctx.clock() - timedelta(seconds=ctx.settings.prepared_reclaim_grace_seconds)
     with ctx.database.unit_of_work() as uow:
-        repo = PreparedDataRepository(uow.session)
-        total = repo.total_bytes()
-        if total <= budget:
-            return 0
-        candidates = repo.least_recently_used(cutoff, EVICTION_BATCH)
-    removed = 0
-    for job_id, size in candidates:
-        if total <= target:
-            break
+        held = PreparedDataRepository(uow.session).bytes_by_user()
+    if sum(held.values()) <= budget:
+        return 0
+
+    def oldest(user_id: str) -> list[tuple[str, int]]:
+        with ctx.database.unit_of_work() as uow:
+            repo = PreparedDataRepository(uow.session)
+            found = repo.least_recently_used(user_id, cutoff, EVICTION_BATCH)
+        return [(job_id, size) for job_id, size in found if job_id != keep]
+
+    def evict(job_id: str) -> bool:
         with ctx.database.unit_of_work() as uow:
             dropped = PreparedDataRepository(uow.session).forget_if_unused_since(job_id, cutoff)
             prepare = JobRepository(uow.session).get(job_id)
-        if not dropped:
-            continue
-        columns = RUN_COLUMNS[DataType(prepare.data_type)] if prepare is not None else ()
-        for name in columns:
-            ctx.objects.delete(prepared_column_key(job_id, name))
-        total -= size
-        removed += 1
-    log.info("prepared data over %d bytes: reclaimed the columns of %d prepares", budget, removed)
-    return removed
+        if dropped:
+            columns = RUN_COLUMNS[DataType(prepare.data_type)] if prepare is not None else ()
+            for name in columns:
+                ctx.objects.delete(prepared_column_key(job_id, name))
+        return dropped
+
+    removed = evict_fairly(held, budget, int(budget * LOW_WATER), oldest, evict)
+    log.info(
+        "prepared data over %d bytes: reclaimed the columns of %d prepares", budget, len(removed)
+    )
+    return len(removed)
 
 
 class RebuildFailed(Exception):

@@ -28,6 +28,7 @@ from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
+from backtestd.storage.db.repositories.sweep_curves import SweepCurveRepository
 from backtestd.storage.db.repositories.sweeps import SweepRowRepository
 from backtestd.storage.db.repositories.usage import UsageRepository
 from backtestd.storage.objects.keys import signals_key
@@ -208,8 +209,10 @@ class StrategyService:
             uow.after_commit(lambda: self._delete_objects(keys))
             # Its sweeps' stored curves go too; their rows (metrics, params) stay readable.
             rows = SweepRowRepository(uow.session)
+            ledger = SweepCurveRepository(uow.session)
             for sweep_id in JobRepository(uow.session).sweeps_of(principal.user_id, strategy_id):
                 rows.drop_all_curves(sweep_id)
+                ledger.forget(sweep_id)
 
     def _delete_objects(self, keys: Sequence[str]) -> None:
         for key in keys:

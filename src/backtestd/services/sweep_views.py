@@ -9,6 +9,7 @@ per row batch, not once per poll, and never goes stale. The views are domain val
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -314,3 +315,29 @@ def trial_curve(
         out_mode=out_mode if out_mode is not None else prefs.out_mode,
     )
     return replace(shaped, meta=row.curve.served_meta(shaped.meta))
+
+
+def missing_curve_message(view: SweepView, run_ix: int, row: SweepRow | None) -> str:
+    """Why there is no curve to serve for this run (404 on the wire): never selected, not run
+    yet, or reclaimed (stored curves are a bounded cache; the message says how to get it)."""
+    sweep_id = view.job.job_id
+    if row is not None and run_ix in view.reclaimed_curves:
+        body = json.dumps(
+            {
+                "prepareJobId": view.spec.prepare_job_id,
+                "strategyId": view.spec.strategy_id,
+                "params": row.params,
+            },
+            separators=(",", ":"),
+        )
+        return (
+            f"the equity curve of run {run_ix} of sweep {sweep_id} was reclaimed: stored sweep "
+            "curves are a bounded cache and this sweep's had not been read for a while (its "
+            "rows, metrics and params are kept); to get the curve again, run the trial as an "
+            f"execute, POST /v1/backtest/{view.job.exchange_id}/{view.job.data_type}/execute "
+            f"with {body}: its result carries the full equity curve"
+        )
+    return (
+        f"no equity curve for run {run_ix} of sweep {sweep_id}: the run does not exist, has "
+        "not finished, or its curve was not selected (equityCurve.mode on submission)"
+    )

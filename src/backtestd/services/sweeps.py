@@ -46,6 +46,7 @@ from backtestd.domain.sweeps import (
 )
 from backtestd.engine.equity_curve import transform
 from backtestd.errors import InvalidInput, NotFound
+from backtestd.jobs import sweep_curve_cache
 from backtestd.services.admission import NewJob
 from backtestd.services.backtests import BacktestService
 from backtestd.services.job_views import not_found_hint
@@ -53,6 +54,7 @@ from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
+from backtestd.storage.db.repositories.sweep_curves import SweepCurveRepository
 from backtestd.storage.db.repositories.sweeps import SweepJobRepository, SweepRowRepository
 from backtestd.sweeps.axes import resolve_axes
 from backtestd.sweeps.plan import grid_size, retained_count
@@ -87,7 +89,8 @@ class SweepView:
 
     ``rows`` carry no curve (see ``SweepRowRepository.rows``); ``curve_ixs`` says which rows
     hold one and ``curve_metas`` is the pointer ``meta`` of each served one (read with
-    ``with_curve_metas``). ``memo`` is what the process keeps of the sweep between reads.
+    ``with_curve_metas``); ``reclaimed_curves`` the rows whose stored curve was reclaimed
+    (``jobs/sweep_curve_cache.py``). ``memo`` is what the process keeps of the sweep between reads.
     """
 
     job: JobRecord
@@ -97,6 +100,7 @@ class SweepView:
     total_runs: int
     curve_ixs: frozenset[int] = frozenset()
     curve_metas: dict[int, EquityCurveMeta] = field(default_factory=dict)
+    reclaimed_curves: frozenset[int] = frozenset()
     memo: SweepMemo = field(default_factory=lambda: SweepMemo())
 
     @cached_property
@@ -348,9 +352,21 @@ class SweepService:
             with memo.lock:
                 rows = self._rows(sweep_rows, memo, sweep_id, spec.walk_forward is not None)
                 curve_ixs = frozenset(sweep_rows.curve_ixs(sweep_id))
-                view = SweepView(job, spec, shards, rows, job.size, curve_ixs, memo=memo)
+                reclaimed = SweepCurveRepository(uow.session).reclaimed(sweep_id)
+                view = SweepView(
+                    job,
+                    spec,
+                    shards,
+                    rows,
+                    job.size,
+                    curve_ixs,
+                    memo=memo,
+                    reclaimed_curves=reclaimed,
+                )
                 if with_curve_metas:
                     view.curve_metas.update(self._pointer_metas(sweep_rows, view))
+        if with_curve_metas and curve_ixs:
+            sweep_curve_cache.read(self._database, sweep_id, self._clock())
         return view
 
     def _memo(self, sweep_id: str) -> SweepMemo:
@@ -410,7 +426,10 @@ class SweepService:
 
     def curve_row(self, view: SweepView, run_ix: int) -> SweepRow | None:
         with self._database.unit_of_work() as uow:
-            return SweepRowRepository(uow.session).get(view.job.job_id, run_ix)
+            row = SweepRowRepository(uow.session).get(view.job.job_id, run_ix)
+        if row is not None and row.curve is not None:
+            sweep_curve_cache.read(self._database, view.job.job_id, self._clock())
+        return row
 
     # -- cancel / recovery --------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 context over SQLite and the local object store, prepares of generated ``sim`` hours run by
 ``process_job``. A prepare over the budget reclaims the least recently used one's columns, and
 a later load rebuilds them bit for bit; a rebuild that cannot give the same rows fails saying so.
+Eviction is fair between users: one user preparing a lot loses their own columns, not another
+user's idle prepare.
 """
 
 from __future__ import annotations
@@ -47,14 +49,16 @@ def probe(tmp_path: Path) -> Iterator[WorkerContext]:
     context.database.dispose()
 
 
-def _prepare(ctx: WorkerContext, job_id: str, hours_ago: int) -> None:
+def _prepare(
+    ctx: WorkerContext, job_id: str, hours_ago: int, user_id: str = "u1", hours: int = 2
+) -> None:
     end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - hours_ago * HOUR
-    spec = PrepareSpec("sim", DataType.KLINE, "BTC/USDT", end - 2 * HOUR, end, "1m", 60_000)
+    spec = PrepareSpec("sim", DataType.KLINE, "BTC/USDT", end - hours * HOUR, end, "1m", 60_000)
     with ctx.database.unit_of_work() as uow:
         JobRepository(uow.session).add(
             JobRecord(
                 job_id,
-                "u1",
+                user_id,
                 JobKind.PREPARE,
                 "sim",
                 "kline",
@@ -119,3 +123,57 @@ def test_a_rebuild_that_cannot_give_the_same_rows_fails_and_says_to_prepare_agai
     assert "prepare the range again" in str(caught.value)
     assert not any(_columns(probe, "drifted").values())
     assert json.loads(probe.objects.get(key) or b"{}")["rows"] == manifest["rows"]
+
+
+def test_an_attacker_filling_the_cache_loses_their_own_columns_and_the_victims_idle_prepare_stays(
+    tmp_path: Path, probe: WorkerContext
+) -> None:
+    _prepare(probe, "size", 3)
+    one = _ledger(probe)
+    ctx = _context(tmp_path / "cache", int(one * 2.5))  # room for two and a half prepares
+    try:
+        _prepare(ctx, "victim", 3, user_id="victim")
+        before = _columns(ctx, "victim")
+        attacks = [f"attack{n}" for n in range(5)]
+        for n, job_id in enumerate(attacks):  # every one newer than the victim's, never used
+            _prepare(ctx, job_id, 6 + 3 * n, user_id="attacker")
+
+        # A global LRU would have taken the victim's prepare, the oldest, first of all.
+        assert _columns(ctx, "victim") == before
+        held = [job_id for job_id in attacks if all(_columns(ctx, job_id).values())]
+        assert held == attacks[-1:]  # over its share, the attacker kept only its newest
+        assert not any(_columns(ctx, attacks[0]).values())
+        assert _ledger(ctx) <= int(one * 2.5)
+        with ctx.database.unit_of_work() as uow:
+            assert PreparedDataRepository(uow.session).bytes_by_user() == {
+                "victim": sum(len(b or b"") for b in before.values()),
+                "attacker": sum(len(b or b"") for b in _columns(ctx, attacks[-1]).values()),
+            }
+    finally:
+        ctx.engines.close()
+        ctx.database.dispose()
+
+
+def test_a_prepare_is_never_reclaimed_by_its_own_storing_even_above_the_fair_share(
+    tmp_path: Path, probe: WorkerContext
+) -> None:
+    """The columns a prepare (or a rebuild for a run) has just stored are about to be used:
+    the reclaim their storing runs skips them, and takes them on a later store if still idle."""
+    _prepare(probe, "size", 3)
+    one = _ledger(probe)
+    ctx = _context(tmp_path / "cache", int(one * 2.5))
+    try:
+        _prepare(ctx, "victim", 3, user_id="victim")
+        _prepare(ctx, "big", 12, user_id="attacker", hours=6)  # three times the others
+
+        assert all(_columns(ctx, "big").values())  # alone over the share of 1.25, but kept
+        assert all(_columns(ctx, "victim").values())  # within its share
+
+        _prepare(ctx, "small", 20, user_id="attacker")
+
+        assert not any(_columns(ctx, "big").values())
+        assert all(_columns(ctx, "small").values())
+        assert all(_columns(ctx, "victim").values())
+    finally:
+        ctx.engines.close()
+        ctx.database.dispose()

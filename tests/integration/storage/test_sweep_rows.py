@@ -7,11 +7,13 @@ migration 0007 turns the JSON ``null`` of rows written before it into SQL NULL.
 from __future__ import annotations
 
 import doctest
+from contextlib import ExitStack
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+import pytest
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import insert, text
@@ -36,8 +38,10 @@ from backtestd.storage.db import json_text
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.migrate import MIGRATIONS_DIR, migrate
 from backtestd.storage.db.repositories.jobs import JobRepository
+from backtestd.storage.db.repositories.sweep_curves import SweepCurveRepository
 from backtestd.storage.db.repositories.sweeps import SweepRowRepository
 from backtestd.storage.db.tables import jobs, sweep_rows
+from tests.support.services import temporary_postgres_database
 
 NOW = datetime(2026, 11, 25, tzinfo=UTC)
 
@@ -237,3 +241,75 @@ def test_migration_0009_reads_earlier_rows_and_specs_as_typed_values(tmp_path: P
         migrate(database)  # again: nothing left to convert
     finally:
         database.dispose()
+
+
+def test_add_many_and_drop_curves_count_the_bytes_the_curve_column_holds(
+    database: Database,
+) -> None:
+    """The ledger of stored curves (``jobs/sweep_curve_cache.py``) is kept from what these
+    return: the bytes of the curves a call stored or dropped, rows already stored counting 0."""
+    thinned = replace(_row(2, curve=True), curve=TrialCurve((0, 1), (100.0, 99.5), 7))
+    with database.unit_of_work() as uow:
+        repo = SweepRowRepository(uow.session)
+        added = repo.add_many([_row(1, curve=True), thinned, _row(3, curve=False)], NOW)
+        again = repo.add_many([_row(1, curve=True)], NOW)
+    with database.engine.connect() as connection:
+        held = connection.execute(
+            text(
+                "SELECT run_ix, length(CAST(curve AS TEXT)) FROM sweep_rows WHERE curve IS NOT NULL"
+            )
+        )
+        sizes = {int(ix): int(size) for ix, size in held}
+
+    assert sizes.keys() == {1, 2}
+    assert added == sizes[1] + sizes[2]
+    assert again == 0
+    with database.unit_of_work() as uow:
+        repo = SweepRowRepository(uow.session)
+        assert repo.curve_bytes("s") == added
+        assert repo.drop_curves("s", [2, 3]) == sizes[2]  # row 3 holds none
+        assert repo.drop_all_curves("s") == sizes[1]
+        assert repo.curve_bytes("s") == 0
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_migration_0012_counts_the_curves_stored_before_it(kind: str, tmp_path: Path) -> None:
+    """Sweeps holding curves when the ledger of stored curves is created get their row, so
+    curves stored before the upgrade are bounded and reclaimed like later ones."""
+    with ExitStack() as stack:
+        if kind == "sqlite":
+            database = Database(f"sqlite:///{tmp_path / 'db.sqlite'}")
+        else:
+            database = Database(stack.enter_context(temporary_postgres_database()))
+        stack.callback(database.dispose)
+        migrate(database, "0011")
+        spec = to_stored(
+            SweepSpec(
+                prepare_job_id="p", strategy_id="stg", axes=(SweepAxis("fast", (1, 2, 3)),),
+                sampler=Sampler.GRID, seed=0, samples=None, objective=Objective.SHARPE,
+                base_config=BaseConfig(), min_trade_floor=30, shards=1, walk_forward=None,
+                curves=CurvePrefs(),
+            ),
+            JobSpec,
+        )  # fmt: skip
+        with database.engine.begin() as connection:
+            for sweep_id in ("s", "bare"):
+                connection.execute(
+                    insert(jobs).values(
+                        job_id=sweep_id, user_id="u", kind="sweep", exchange_id="sim",
+                        data_type="kline", spec=spec, status="Completed", size=3, completed=0,
+                        created_at=NOW, result={}, cancel_requested=False, attempts=1,
+                    )
+                )  # fmt: skip
+        with database.unit_of_work() as uow:
+            repo = SweepRowRepository(uow.session)
+            stored = repo.add_many([_row(0, curve=True), _row(1, curve=True), _row(2, False)], NOW)
+            repo.add_many([replace(_row(0, curve=False), sweep_id="bare")], NOW)
+
+        migrate(database)
+
+        with database.unit_of_work() as uow:
+            assert SweepCurveRepository(uow.session).bytes_by_user() == {"u": stored}
+            listed = SweepCurveRepository(uow.session).least_recently_read("u", 10)
+        assert [(sweep_id, size) for sweep_id, size, _ in listed] == [("s", stored)]
+        assert listed[0][2] == NOW  # last read: its last stored row

@@ -177,8 +177,5 @@ def trial_equity_curve(
         view, row, resample, differential, OutMode(outMode) if outMode else None
     )
     if curve is None:
-        raise NotFound(
-            f"no equity curve for run {runIx} of sweep {sweepId}: the run does not exist, has "
-            "not finished, or its curve was not selected (equityCurve.mode on submission)"
-        )
+        raise NotFound(sweep_views.missing_curve_message(view, runIx, row))
     return EquityCurveResult.of(curve)

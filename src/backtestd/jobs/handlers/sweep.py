@@ -37,7 +37,7 @@ from backtestd.domain.sweeps import (
 )
 from backtestd.engine.equity_curve import equity_points, resample
 from backtestd.engine.metrics import daily_returns, sweep_metrics
-from backtestd.jobs import prepared_cache
+from backtestd.jobs import prepared_cache, sweep_curve_cache
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.execute import ExecuteFailed
 from backtestd.jobs.handlers.trial import (
@@ -50,6 +50,7 @@ from backtestd.jobs.handlers.trial import (
 from backtestd.jobs.progress import JobCancelled, JobFailed, JobProgress, JobYielded
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
+from backtestd.storage.db.repositories.sweep_curves import SweepCurveRepository
 from backtestd.storage.db.repositories.sweeps import SweepJobRepository, SweepRowRepository
 from backtestd.strategy.failures import describe_run_failure
 from backtestd.strategy.jvm import RunFailure, RunFailureKind, RunRequest, RunResult
@@ -306,7 +307,7 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
         ]
     kept.sort(key=lambda pair: _rank_key(shard.spec.objective, *pair))
     progress.size(stop - start)
-    writer = _RowWriter(ctx, shard.sweep_id, progress, len(done))
+    writer = _RowWriter(ctx, shard.sweep_id, job.user_id, progress, len(done))
     todo = [run_ix for run_ix in range(start, stop) if run_ix not in done]
     turn = _Turn(ctx, job.user_id)
     worker_time = _WorkerTime(ctx, shard.sweep_id, shard.spec.worker_limit)
@@ -347,9 +348,12 @@ class _RowWriter:
     FLUSH_ROWS = 50
     CANCEL_CHECK_SECONDS = 0.05
 
-    def __init__(self, ctx: WorkerContext, sweep_id: str, progress: JobProgress, done: int):
+    def __init__(
+        self, ctx: WorkerContext, sweep_id: str, user_id: str, progress: JobProgress, done: int
+    ):
         self._ctx = ctx
         self._sweep_id = sweep_id
+        self._user_id = user_id
         self._progress = progress
         self._pending: list[SweepRow] = []
         self._dropped: set[int] = set()
@@ -386,8 +390,14 @@ class _RowWriter:
                 replace(row, curve=None) if row.run_ix in self._dropped else row
                 for row in self._pending
             ]
-            repo.add_many(rows, self._ctx.clock())
-            repo.drop_curves(self._sweep_id, self._dropped - pending_ixs)
+            added = repo.add_many(rows, self._ctx.clock())
+            freed = repo.drop_curves(self._sweep_id, self._dropped - pending_ixs)
+            if added or freed:
+                SweepCurveRepository(uow.session).grow(
+                    self._sweep_id, self._user_id, added - freed, self._ctx.clock()
+                )
+        if added > freed:
+            sweep_curve_cache.reclaim(self._ctx)
         self.written += len(self._pending)
         self._pending.clear()
         self._dropped.clear()
@@ -473,7 +483,13 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> ShardOutc
     )
     row = replace(oos.row, fold=fold)
     with shard.ctx.database.unit_of_work() as uow:
-        SweepRowRepository(uow.session).add(row, shard.ctx.clock())
+        added = SweepRowRepository(uow.session).add_many([row], shard.ctx.clock())
+        if added:
+            SweepCurveRepository(uow.session).grow(
+                shard.sweep_id, job.user_id, added, shard.ctx.clock()
+            )
+    if added:
+        sweep_curve_cache.reclaim(shard.ctx)
     progress.update(len(shard.vectors) + 1)
     return ShardOutcome(fold=fold_ix)
 

@@ -34,11 +34,23 @@ class PreparedDataRepository:
         ).scalar_one()
         return int(value)
 
-    def least_recently_used(self, used_before: datetime, limit: int) -> list[tuple[str, int]]:
-        """``(job id, bytes)`` of prepares unused since ``used_before``, oldest use first."""
+    def bytes_by_user(self) -> dict[str, int]:
+        """What each user's prepares hold (users holding nothing are left out)."""
+        rows = self._session.execute(
+            select(prepared_data.c.user_id, func.sum(prepared_data.c.bytes)).group_by(
+                prepared_data.c.user_id
+            )
+        )
+        return {str(user): int(size) for user, size in rows if size}
+
+    def least_recently_used(
+        self, user_id: str, used_before: datetime, limit: int
+    ) -> list[tuple[str, int]]:
+        """``(job id, bytes)`` of the user's prepares unused since ``used_before``, oldest use
+        first."""
         rows = self._session.execute(
             select(prepared_data.c.job_id, prepared_data.c.bytes)
-            .where(prepared_data.c.used_at < used_before)
+            .where(prepared_data.c.user_id == user_id, prepared_data.c.used_at < used_before)
             .order_by(prepared_data.c.used_at, prepared_data.c.job_id)
             .limit(limit)
         )

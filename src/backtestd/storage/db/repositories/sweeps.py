@@ -89,18 +89,29 @@ class SweepRowRepository:
         values["curve"] = _encode_curve(row.curve) if row.curve is not None else null()
         return insert_new(self._session, sweep_rows, values)
 
-    def add_many(self, rows: Sequence[SweepRow], now: datetime) -> None:
+    def add_many(self, rows: Sequence[SweepRow], now: datetime) -> int:
         """Store rows in two statements (with and without a curve); rows whose ``runIx`` is
         already stored are skipped (a retried shard). A row without a curve leaves the column
-        out, so it holds SQL NULL as :meth:`add` writes it."""
-        with_curve = [
-            {**_values(r, now), "curve": _encode_curve(r.curve)}
-            for r in rows
-            if r.curve is not None
-        ]
+        out, so it holds SQL NULL as :meth:`add` writes it. Returns the bytes of the curves
+        stored (the text the column holds), for the ledger of stored curves."""
+        encoded = [(r, _encode_curve(r.curve)) for r in rows if r.curve is not None]
+        stored: set[tuple[str, int]] = set()  # rows already there, whose curve is not stored
+        for sweep_id in {r.sweep_id for r, _ in encoded}:
+            result = self._session.execute(
+                select(sweep_rows.c.run_ix).where(
+                    sweep_rows.c.sweep_id == sweep_id,
+                    sweep_rows.c.run_ix.in_(
+                        [r.run_ix for r, _ in encoded if r.sweep_id == sweep_id]
+                    ),
+                )
+            )
+            stored.update((sweep_id, int(ix)) for ix in result.scalars())
+        size = sum(len(text.text) for r, text in encoded if (r.sweep_id, r.run_ix) not in stored)
+        with_curve = [{**_values(r, now), "curve": text} for r, text in encoded]
         without = [_values(r, now) for r in rows if r.curve is None]
         insert_new_many(self._session, sweep_rows, with_curve)
         insert_new_many(self._session, sweep_rows, without)
+        return size
 
     def rows(
         self,
@@ -200,22 +211,39 @@ class SweepRowRepository:
         ).one()
         return int(done), int(aborted), last
 
-    def drop_all_curves(self, sweep_id: str) -> None:
-        """Reclaim every stored curve of a sweep (its strategy was deleted); rows stay."""
+    def curve_bytes(self, sweep_id: str, run_ixs: Iterable[int] | None = None) -> int:
+        """The bytes of the sweep's stored curves (of ``run_ixs`` only, if given): the text the
+        column holds, as :meth:`add_many` counts it."""
+        query = select(
+            func.coalesce(func.sum(func.length(cast(sweep_rows.c.curve, Text))), 0)
+        ).where(sweep_rows.c.sweep_id == sweep_id, sweep_rows.c.curve.is_not(None))
+        if run_ixs is not None:
+            query = query.where(sweep_rows.c.run_ix.in_(list(run_ixs)))
+        return int(self._session.execute(query).scalar_one())
+
+    def drop_all_curves(self, sweep_id: str) -> int:
+        """Reclaim every stored curve of a sweep (its strategy was deleted, or its curves were
+        not read for long); rows stay. Returns the bytes freed."""
+        size = self.curve_bytes(sweep_id)
         self._session.execute(
             update(sweep_rows)
             .where(sweep_rows.c.sweep_id == sweep_id, sweep_rows.c.curve.is_not(None))
             .values(curve=null())
         )
+        return size
 
-    def drop_curves(self, sweep_id: str, run_ixs: Iterable[int]) -> None:
+    def drop_curves(self, sweep_id: str, run_ixs: Iterable[int]) -> int:
+        """Drop the curves of these rows (they left the shard's best); the bytes freed."""
         ixs = list(run_ixs)
-        if ixs:
-            self._session.execute(
-                update(sweep_rows)
-                .where(sweep_rows.c.sweep_id == sweep_id, sweep_rows.c.run_ix.in_(ixs))
-                .values(curve=null())
-            )
+        if not ixs:
+            return 0
+        size = self.curve_bytes(sweep_id, ixs)
+        self._session.execute(
+            update(sweep_rows)
+            .where(sweep_rows.c.sweep_id == sweep_id, sweep_rows.c.run_ix.in_(ixs))
+            .values(curve=null())
+        )
+        return size
 
 
 class SweepJobRepository:

@@ -13,6 +13,7 @@ from backtestd.storage.db.tables.live import (
 from backtestd.storage.db.tables.market import market_hours
 from backtestd.storage.db.tables.prepared import prepared_data
 from backtestd.storage.db.tables.strategies import strategies
+from backtestd.storage.db.tables.sweep_curves import sweep_curves
 from backtestd.storage.db.tables.sweeps import sweep_rows
 from backtestd.storage.db.tables.usage import storage_items
 
@@ -31,5 +32,6 @@ __all__ = [
     "prepared_data",
     "storage_items",
     "strategies",
+    "sweep_curves",
     "sweep_rows",
 ]
