@@ -318,7 +318,7 @@ def test_a_run_resumes_after_its_worker_is_killed(server: LiveServer) -> None:
     # The bars of the outage were replayed and recorded, marked as filling the gap.
     regenerated = [x for x in more if x.get("regenerated")]
     assert regenerated
-    assert all(x["eventTsMs"] >= marker["data"]["resumedFromMs"] for x in regenerated)
+    assert all(x["eventTsMs"] >= marker["data"]["resumed_from_ms"] for x in regenerated)
     user.stop(strategy)
 
 

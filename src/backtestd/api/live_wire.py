@@ -13,6 +13,7 @@ from backtestd.api.schemas import live as wire
 from backtestd.domain.live import (
     FeeLeg,
     LiveDesired,
+    LiveGate,
     LiveRunRecord,
     LiveSource,
     LiveStart,
@@ -58,6 +59,26 @@ def signal_wire(body: Mapping[str, Any]) -> dict[str, Any]:
         out["data"] = body["data"]
     if body.get("regenerated"):
         out["regenerated"] = True
+    return out
+
+
+def gate_wire(gate: LiveGate | None) -> dict[str, object] | None:
+    """``LiveRunGate``: ``passed``, then diagnostics (``checks``, ``evaluatedAtMs``) or
+    ``inheritedFrom`` on a run that started in ``LIVE``."""
+    if gate is None:
+        return None
+    out: dict[str, object] = {"passed": gate.passed}
+    if gate.checks is not None:
+        out["checks"] = {
+            "agreement": gate.checks.agreement,
+            "resources": gate.checks.resources,
+            "stability": gate.checks.stability,
+            "fed": gate.checks.fed,
+        }
+    if gate.evaluated_at_ms is not None:
+        out["evaluatedAtMs"] = gate.evaluated_at_ms
+    if gate.inherited_from is not None:
+        out["inheritedFrom"] = gate.inherited_from
     return out
 
 
@@ -125,7 +146,7 @@ def run_wire(
         name=record.name,
         description=record.description,
         reason=record.reason,
-        gate=dict(record.gate) if record.gate is not None else None,
+        gate=gate_wire(record.gate),
         stats=_stats(record, now_ms) if with_stats else None,
         warmFrom=record.warm_from if (with_start or with_updated) else None,
         sandboxMinutes=record.sandbox_minutes if (with_start or with_updated) else None,
@@ -160,7 +181,7 @@ def summary_wire(record: LiveRunRecord) -> wire.LiveRunSummary:
         name=record.name,
         description=record.description,
         reason=record.reason,
-        gate=dict(record.gate) if record.gate is not None else None,
+        gate=gate_wire(record.gate),
     )
 
 

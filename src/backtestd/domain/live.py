@@ -85,6 +85,25 @@ class LiveSource:
 
 
 @dataclass(frozen=True)
+class GateChecks:
+    agreement: bool = True
+    resources: bool = True
+    stability: bool = True
+    fed: bool = True
+
+
+@dataclass(frozen=True)
+class LiveGate:
+    """The sandbox's verdict (§4.2, §7.3): ``passed`` decides promotion; a run started in
+    ``LIVE`` inherits it from ``inherited_from``."""
+
+    passed: bool
+    checks: GateChecks | None = None
+    evaluated_at_ms: int | None = None
+    inherited_from: str | None = None
+
+
+@dataclass(frozen=True)
 class LiveStats:
     processed: int
     ops_per_second: float
@@ -121,7 +140,7 @@ class LiveRunRecord:
     name: str | None = None
     description: str | None = None
     reason: str | None = None
-    gate: Mapping[str, Any] | None = None
+    gate: LiveGate | None = None
     stats: LiveStats | None = None
     stream_secret: str | None = None
     stream_revoked: bool = False
@@ -190,7 +209,7 @@ def signal_id(run_id: str, seq: int) -> str:
 def signal_digest(content: Mapping[str, Any]) -> str:
     """Lower-case hex SHA-256 of canonical JSON of the signal's content (§7.3, §7.5).
 
-    ``content`` holds ``type, kind, eventTsMs, instrument, order, data, paramsVersion``; two
+    ``content`` holds type, kind, event time, instrument, order, data and parameter version; two
     executions that agree produce equal digests, which is what the sandbox compares.
     """
     text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

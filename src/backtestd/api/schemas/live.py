@@ -108,7 +108,7 @@ class LiveRun(WireModel):
     name: str | None = None
     description: str | None = None
     reason: str | None = None
-    gate: dict[str, Any] | None = None
+    gate: dict[str, object] | None = None
     paper: LivePaperConfig | None = None
     stats: LiveRunStats | None = None
     warmFrom: int | None = None
@@ -141,7 +141,7 @@ class LiveRunSummary(WireModel):
     description: str | None = None
     reason: str | None = None
     # additive (docs/live.md): the gate verdict, so a list need not read every run
-    gate: dict[str, Any] | None = None
+    gate: dict[str, object] | None = None
 
 
 class PublicLiveRun(WireModel):

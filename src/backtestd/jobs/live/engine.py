@@ -111,13 +111,12 @@ class JvmLiveEngine:
     def _content(self, signal: LiveSignal, instrument: Instrument) -> SignalContent:
         place = {"exchange": self._exchange, "segment": self._segment, "symbol": instrument.symbol}
         if signal.type.value == SignalType.HINT.value:
-            order = {"orderKind": "MARKET", "price": signal.price_text}
             return SignalContent(
                 type=SignalType.HINT,
                 event_ts_ms=signal.ts_ms,
                 instrument=place,
                 kind=signal.side.value if signal.side is not None else None,
-                order={"order_kind": order["orderKind"], "price": order["price"]},
+                order={"order_kind": "MARKET", "price": signal.price_text},
                 data=dict(signal.data) or None,
                 params_version=self._params_version,
             )

@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from backtestd.domain.live import (
+    GateChecks,
     LiveDesired,
+    LiveGate,
     LiveRunRecord,
     LiveSignal,
     LiveStage,
@@ -40,6 +42,7 @@ from backtestd.storage.db.repositories.live import (
     LiveRunRepository,
     LiveSignalRepository,
     SequenceTaken,
+    gate_to_row,
     stats_to_row,
 )
 
@@ -274,7 +277,7 @@ class LiveExecution:
             event_ts_ms=max(self._live_from_ms, self._last_recorded_ts),
             instrument={"exchange": source.exchange, "segment": source.segment},
             kind="restart",
-            data={"execution": self._execution_number, "resumedFromMs": self._live_from_ms},
+            data={"execution": self._execution_number, "resumed_from_ms": self._live_from_ms},
             params_version=self._params_version,
         )
         signal = recorded(
@@ -382,12 +385,10 @@ class LiveExecution:
         capped = ts_ms - started >= 1440 * 60_000
         if not ((long_enough and fed) or capped):
             return
-        gate = {
-            "passed": long_enough and fed,
-            "checks": {"agreement": True, "resources": True, "stability": True, "fed": fed},
-            "evaluatedAtMs": ts_ms,
-        }
-        if not gate["passed"]:
+        gate = LiveGate(
+            passed=long_enough and fed, checks=GateChecks(fed=fed), evaluated_at_ms=ts_ms
+        )
+        if not gate.passed:
             self._set_state(LiveState.DEGRADED, gate=gate)
             self._degraded = True
             twin, self._twin = self._twin, None
@@ -402,7 +403,11 @@ class LiveExecution:
             updated = max(self._wall_now(), (record.updated_at_ms + 1) if record else 0)
             runs.set_values(
                 self.run_id,
-                {"stage": LiveStage.LIVE.value, "gate": gate, "updated_at_ms": updated},
+                {
+                    "stage": LiveStage.LIVE.value,
+                    "gate": gate_to_row(gate),
+                    "updated_at_ms": updated,
+                },
             )
 
     def _disagree(self) -> None:
@@ -412,11 +417,11 @@ class LiveExecution:
         twin, self._twin = self._twin, None
         if twin is not None:
             twin.close()
-        gate = {
-            "passed": False,
-            "checks": {"agreement": False, "resources": True, "stability": True, "fed": True},
-            "evaluatedAtMs": self._counters.position_ms,
-        }
+        gate = LiveGate(
+            passed=False,
+            checks=GateChecks(agreement=False),
+            evaluated_at_ms=self._counters.position_ms,
+        )
         self._set_state(LiveState.DEGRADED, gate=gate)
 
     def _wanted_stopped(self) -> bool:
@@ -429,7 +434,7 @@ class LiveExecution:
         state: LiveState,
         *,
         reason: str | None = None,
-        gate: dict[str, Any] | None = None,
+        gate: LiveGate | None = None,
         stop: bool = False,
     ) -> None:
         """Record a new state; ``stop``: the platform sets ``desired: STOPPED`` (a run that can
@@ -448,7 +453,7 @@ class LiveExecution:
             if stop:
                 values["desired"] = LiveDesired.STOPPED.value
             if gate is not None:
-                values["gate"] = gate
+                values["gate"] = gate_to_row(gate)
             if self._counters.processed:
                 values["stats"] = self._stats(self._wall_now())
             runs.set_values(self.run_id, values)

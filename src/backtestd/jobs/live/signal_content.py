@@ -33,11 +33,11 @@ class SignalContent:
             {
                 "type": self.type.value,
                 "kind": self.kind,
-                "eventTsMs": self.event_ts_ms,
+                "event_ts_ms": self.event_ts_ms,
                 "instrument": dict(self.instrument) if self.instrument is not None else None,
                 "order": dict(self.order) if self.order is not None else None,
                 "data": dict(self.data) if self.data is not None else None,
-                "paramsVersion": self.params_version,
+                "params_version": self.params_version,
             }
         )
 

@@ -19,6 +19,7 @@ from backtestd.domain.accounts import Principal
 from backtestd.domain.live import (
     RUN_ID_LENGTH,
     LiveDesired,
+    LiveGate,
     LiveRunRecord,
     LiveStage,
     LiveStart,
@@ -211,7 +212,7 @@ class LiveRunService:
             else (start.sandbox_minutes or limits.min_sandbox_minutes),
             name=start.name,
             description=start.description,
-            gate={"passed": True, "inheritedFrom": inherited} if inherited else None,
+            gate=LiveGate(passed=True, inherited_from=inherited) if inherited else None,
             stream_secret=new_stream_secret() if stream else None,
             paper=start.paper,
         )

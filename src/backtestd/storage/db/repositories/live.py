@@ -14,8 +14,10 @@ from sqlalchemy.orm import Session
 
 from backtestd.domain.live import (
     FeeLeg,
+    GateChecks,
     LiveCommand,
     LiveDesired,
+    LiveGate,
     LiveRunRecord,
     LiveSignal,
     LiveSource,
@@ -75,6 +77,22 @@ def _stats(value: Mapping[str, Any] | None) -> LiveStats | None:
     )
 
 
+def gate_to_row(gate: LiveGate | None) -> dict[str, object] | None:
+    return asdict(gate) if gate is not None else None
+
+
+def _gate(value: Mapping[str, Any] | None) -> LiveGate | None:
+    if value is None:
+        return None
+    checks = value.get("checks")
+    return LiveGate(
+        passed=bool(value["passed"]),
+        checks=GateChecks(**checks) if checks else None,
+        evaluated_at_ms=value.get("evaluated_at_ms"),
+        inherited_from=value.get("inherited_from"),
+    )
+
+
 def _paper_row(paper: PaperConfig | None) -> dict[str, Any] | None:
     if paper is None:
         return None
@@ -112,7 +130,7 @@ def _record(row: RowMapping) -> LiveRunRecord:
         name=row["name"],
         description=row["description"],
         reason=row["reason"],
-        gate=row["gate"],
+        gate=_gate(row["gate"]),
         stats=_stats(row["stats"]),
         stream_secret=row["stream_secret"],
         stream_revoked=bool(row["stream_revoked"]),
@@ -150,7 +168,7 @@ class LiveRunRepository:
                 name=record.name,
                 description=record.description,
                 reason=record.reason,
-                gate=dict(record.gate) if record.gate is not None else None,
+                gate=gate_to_row(record.gate),
                 stats=None,
                 paper=_paper_row(record.paper),
                 stopped_for_resources=record.stopped_for_resources,
