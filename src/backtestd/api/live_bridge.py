@@ -63,7 +63,7 @@ class ParamsRpc:
     def __init__(self, control: LiveControl) -> None:
         self._control = control
 
-    async def update_params(self, user_id: str, data: dict[str, Any]) -> dict[str, Any]:
+    async def update_params(self, user_id: str, data: dict[str, object]) -> dict[str, object]:
         run_id = data.get("runId")
         params = data.get("params")
         if not isinstance(run_id, str) or not run_id:

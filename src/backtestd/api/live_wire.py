@@ -33,10 +33,10 @@ _ORDER_KEYS = {
 }
 
 
-def signal_wire(body: Mapping[str, Any]) -> dict[str, Any]:
+def signal_wire(body: Mapping[str, Any]) -> dict[str, object]:
     """The wire ``LiveSignal`` of a stored body: ``instrument`` always present (``null`` only
     for paper account items), optional keys omitted."""
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "v": body["v"],
         "signalId": body["signal_id"],
         "runId": body["run_id"],

@@ -7,7 +7,7 @@ blocking I/O (the database) should hand it to a thread (``anyio.to_thread.run_sy
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 
 @runtime_checkable
@@ -40,7 +40,7 @@ class LiveParamsRpcError(Exception):
 class LiveParamsRpc(Protocol):
     """The ``live.params`` RPC: the same rules and result as ``PUT /live/{runId}/params``."""
 
-    async def update_params(self, user_id: str, data: dict[str, Any]) -> dict[str, Any]:
+    async def update_params(self, user_id: str, data: dict[str, object]) -> dict[str, object]:
         """``data`` is the RPC payload as sent (``{"runId": …, "params": {…}}``, unchecked).
         Returns ``LiveParamsUpdateResult`` as wire JSON (``runId``, ``paramsVersion``,
         ``effectiveAtMs``). Raises ``LiveParamsRpcError``, or one of the domain errors

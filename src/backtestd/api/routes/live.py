@@ -272,7 +272,7 @@ def get_live_signals(
 ) -> JSONResponse:
     query = signal_query(sinceMs, instrument, type, cursor, limit)
     page = services.live_signals.page(principal.user_id, runId, query)
-    body: dict[str, Any] = {"signals": [signal_wire(s.body) for s in page.signals]}
+    body: dict[str, object] = {"signals": [signal_wire(s.body) for s in page.signals]}
     if page.available_since_ms is not None:
         body["availableSinceMs"] = page.available_since_ms
     link = _next_href(

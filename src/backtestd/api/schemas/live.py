@@ -7,9 +7,9 @@ plain dicts by :mod:`backtestd.api.live_wire` so that their ``null`` survives.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import ConfigDict, Field, JsonValue, StrictBool, StrictInt, StrictStr
 
 from backtestd.api.schemas.common import HalLink, RequestBody, WireModel
 
@@ -35,7 +35,7 @@ class LivePaperConfigRequest(RequestBody):
 
 class StartLiveRequest(RequestBody):
     sources: list[LiveSourceRequest]
-    params: dict[str, Any] | None = None
+    params: dict[str, JsonValue] | None = None
     visibility: Literal["private", "public"] | None = None
     relay: StrictBool | None = None
     sandbox: StrictBool | None = None
@@ -54,12 +54,12 @@ class UpdateLiveRequest(RequestBody):
 
 
 class UpdateLiveParamsRequest(RequestBody):
-    params: dict[str, Any]
+    params: dict[str, JsonValue]
 
 
 class SendLiveCommandRequest(RequestBody):
     command: StrictStr
-    properties: dict[str, Any] | None = None
+    properties: dict[str, JsonValue] | None = None
 
 
 class LiveSource(WireModel):
@@ -101,7 +101,7 @@ class LiveRun(WireModel):
     state: str
     desired: str
     sources: list[LiveSource]
-    params: dict[str, Any]
+    params: dict[str, JsonValue]
     paramsVersion: int
     relay: bool
     startedAtMs: int
@@ -197,6 +197,6 @@ class LiveSignalPageDoc(WireModel):
     """``LiveSignalPage`` for the OpenAPI description (the route writes the JSON itself so
     that a signal's ``null`` instrument, kind and order survive)."""
 
-    signals: list[dict[str, Any]]
+    signals: list[dict[str, JsonValue]]
     availableSinceMs: int | None = None
     links: NextLink | None = Field(default=None, alias="_links")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from backtestd.domain.backtests import ParamValue
 from backtestd.domain.live import LiveRunRecord, SignalType
 from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.domain.strategies import StrategyRecord
@@ -84,7 +84,7 @@ class JvmLiveEngine:
             raise StrategyFailed(str(failure)) from failure
         return [self._content(s, instrument) for s in result.signals]
 
-    def set_params(self, params: dict[str, Any], version: int) -> None:
+    def set_params(self, params: Mapping[str, ParamValue], version: int) -> None:
         self._params_version = version
         for session in self._sessions.values():
             try:

@@ -19,10 +19,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from backtestd.domain.backtests import ParamValue
 from backtestd.domain.live import (
     GateChecks,
     LiveDesired,
@@ -76,7 +77,7 @@ class LiveEngine(Protocol):
         self, instrument: Instrument, ts_ms: int, values: Sequence[float]
     ) -> list[SignalContent]: ...
 
-    def set_params(self, params: dict[str, Any], version: int) -> None: ...
+    def set_params(self, params: Mapping[str, ParamValue], version: int) -> None: ...
 
     def command(self, text: str, properties: dict[str, str], ts_ms: int) -> list[SignalContent]: ...
 
@@ -341,7 +342,7 @@ class LiveExecution:
                     self._pending_commands.append(command)
             self._pending_commands.sort(key=lambda c: (c.effective_at_ms, c.command_id))
             now = self._wall_now()
-            values: dict[str, Any] = {}
+            values: dict[str, object] = {}
             healthy = self._health(record.state)
             if healthy is not None and healthy is not record.state:
                 values["state"] = healthy.value
@@ -362,7 +363,7 @@ class LiveExecution:
             return None
         return LiveState.LAGGING if self._counters.lag_ms > LAG_MS else LiveState.RUNNING
 
-    def _stats(self, now: int) -> dict[str, Any]:
+    def _stats(self, now: int) -> dict[str, object]:
         c = self._counters
         c.window.append((now, c.processed))
         c.window = [w for w in c.window if now - w[0] <= 60_000]
@@ -444,7 +445,7 @@ class LiveExecution:
             record = runs.get(self.run_id)
             if record is None:
                 return
-            values: dict[str, Any] = {
+            values: dict[str, object] = {
                 "state": state.value,
                 "updated_at_ms": max(self._wall_now(), record.updated_at_ms + 1),
             }

@@ -54,7 +54,7 @@ def recorded(
     emitted_at_ms: int,
     regenerated: bool = False,
 ) -> LiveSignal:
-    body: dict[str, Any] = {
+    body: dict[str, object] = {
         "v": 1,
         "signal_id": signal_id(run_id, seq),
         "run_id": run_id,

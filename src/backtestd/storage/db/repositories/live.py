@@ -33,7 +33,7 @@ from backtestd.domain.marketdata import DataType
 from backtestd.storage.db.tables import live_commands, live_param_changes, live_runs, live_signals
 
 
-def source_to_row(source: LiveSource) -> dict[str, Any]:
+def source_to_row(source: LiveSource) -> dict[str, object]:
     return {
         "venue_type": source.venue_type,
         "exchange": source.exchange,
@@ -53,7 +53,7 @@ def _source(value: Mapping[str, Any]) -> LiveSource:
     )
 
 
-def stats_to_row(stats: LiveStats) -> dict[str, Any]:
+def stats_to_row(stats: LiveStats) -> dict[str, object]:
     return {
         "processed": stats.processed,
         "ops_per_second": stats.ops_per_second,
@@ -93,7 +93,7 @@ def _gate(value: Mapping[str, Any] | None) -> LiveGate | None:
     )
 
 
-def _paper_row(paper: PaperConfig | None) -> dict[str, Any] | None:
+def _paper_row(paper: PaperConfig | None) -> dict[str, object] | None:
     if paper is None:
         return None
     row = asdict(paper)
