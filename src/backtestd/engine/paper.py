@@ -422,9 +422,9 @@ class PaperSimulation:
         self._event(
             PaperEventKind.EQUITY, ts, None, self._with_account(account, {"equity": equity})
         )
-        kpi = account.kpi.view(account.initial)
-        assert kpi is not None
-        self._event(PaperEventKind.KPI, ts, None, self._with_account(account, kpi_data(kpi)))
+        shown = account.kpi.view(account.initial)
+        assert shown is not None
+        self._event(PaperEventKind.KPI, ts, None, self._with_account(account, kpi_data(shown)))
 
     def _fill(
         self,
