@@ -126,6 +126,7 @@ def run_wire(
         description=record.description,
         reason=record.reason,
         gate=dict(record.gate) if record.gate is not None else None,
+        paper=paper_wire(record.paper),
         stats=_stats(record, now_ms) if with_stats else None,
         warmFrom=record.warm_from if (with_start or with_updated) else None,
         sandboxMinutes=record.sandbox_minutes if (with_start or with_updated) else None,
