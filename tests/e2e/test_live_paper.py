@@ -141,7 +141,7 @@ def test_a_paper_run_equals_a_backtest_of_the_same_updates(
         "/backtest/sim/kline/prepare",
         json={"instrument": "BTC/USDT", "from": _iso(start), "to": _iso(end), "cadence": "1s"},
     )
-    assert prepared.status_code == 200, prepared.text
+    assert prepared.status_code == 202, prepared.text
     prepare_id = prepared.json()["jobId"]
     _poll(client, f"/backtest/sim/kline/prepare/{prepare_id}")
     executed = client.post(
@@ -153,7 +153,7 @@ def test_a_paper_run_equals_a_backtest_of_the_same_updates(
             "baseConfig": {"initialFunding": 1000, "feeRate": 0.001, "percentAmountToLock": 10},
         },
     )
-    assert executed.status_code == 200, executed.text
+    assert executed.status_code == 202, executed.text
     job = executed.json()["jobId"]
     results = _poll(client, f"/backtest/sim/kline/execute/{job}")["results"]
 
