@@ -43,6 +43,7 @@ def test_an_unpaged_read_by_default_and_a_paged_one_with_limit_or_cursor() -> No
         ({"out_mode": "WIDE"}, "outMode"),
         ({"limit": 0}, "limit"),
         ({"since_ms": -1}, "sinceMs"),
+        ({"since_ms": 2**63}, "sinceMs"),
         ({"resample": 10, "limit": 5}, "resample"),
         ({"resample": 10, "cursor": encode_cursor(1)}, "resample"),
         ({"resample": 1}, "resample"),

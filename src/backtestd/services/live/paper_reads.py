@@ -40,6 +40,7 @@ FORCE_SHORT_ABOVE = 5_000
 RESAMPLE_ABOVE = 10_000
 MAX_UNPAGED = 200_000
 MEASURES = ("realisedPnl", "totalPnl")
+MAX_MS = 2**63 - 1
 _SYMBOL = re.compile(r"^[A-Za-z0-9-]+/[A-Za-z0-9-]+$")
 
 
@@ -99,8 +100,11 @@ def curve_query(
         raise InvalidInput(
             f"measure {measure!r} is not realisedPnl or totalPnl", reason="INVALID_MEASURE"
         )
-    if since_ms is not None and since_ms < 0:
-        raise InvalidInput(f"sinceMs {since_ms} must not be negative", reason="INVALID_SINCE")
+    if since_ms is not None and not 0 <= since_ms <= MAX_MS:
+        raise InvalidInput(
+            f"sinceMs {since_ms} must be epoch milliseconds (0 to {MAX_MS})",
+            reason="INVALID_SINCE",
+        )
     mode = (out_mode or OutMode.ARRAY.value).strip().upper()
     if mode not in OutMode.__members__:
         raise InvalidInput(f"outMode {out_mode!r} is not ARRAY or SHORT", reason="INVALID_OUT_MODE")
