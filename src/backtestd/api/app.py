@@ -29,6 +29,9 @@ from backtestd.api.routes import (
 from backtestd.api.routes import (
     live as live_routes,
 )
+from backtestd.api.routes import (
+    live_paper as live_paper_routes,
+)
 from backtestd.api.schemas.common import ResponseDocs, ResponseError
 from backtestd.services.container import Services, build_services, start_executor
 from backtestd.services.job_recovery import JobRecovery
@@ -112,6 +115,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         datasets,
         files,
         live_routes,
+        live_paper_routes,
     ):
         v1.include_router(module.router)
     app.include_router(v1)

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from backtestd.api.schemas import live as wire
+from backtestd.domain.backtests import check_base_settings
 from backtestd.domain.live import (
     FeeLeg,
     LiveDesired,
@@ -147,6 +148,7 @@ def run_wire(
         description=record.description,
         reason=record.reason,
         gate=gate_wire(record.gate),
+        paper=paper_wire(record.paper),
         stats=_stats(record, now_ms) if with_stats else None,
         warmFrom=record.warm_from if (with_start or with_updated) else None,
         sandboxMinutes=record.sandbox_minutes if (with_start or with_updated) else None,
@@ -221,6 +223,14 @@ def start_request(body: wire.StartLiveRequest) -> LiveStart:
             reason="INVALID_INSTRUMENTS",
         )
     instruments = tuple(i.strip() for i in given.instruments or ["*"])
+    paper = _paper(body.paper)
+    if paper is not None and paper.accounts == "instrument" and any("*" in i for i in instruments):
+        raise InvalidInput(
+            "paper.accounts instrument opens one account per instrument, so it needs the "
+            'instruments named (no "*"): name them in sources[0].instruments, or use accounts '
+            "currency",
+            reason="INVALID_PAPER",
+        )
     return LiveStart(
         source=LiveSource(
             venue_type=_VENUES.get(venue, venue),
@@ -239,7 +249,7 @@ def start_request(body: wire.StartLiveRequest) -> LiveStart:
         sandbox_minutes=body.sandboxMinutes,
         name=body.name,
         description=body.description,
-        paper=_paper(body.paper),
+        paper=paper,
     )
 
 
@@ -253,7 +263,7 @@ def _paper(paper: wire.LivePaperConfigRequest | None) -> PaperConfig | None:
             f"paper.feeLeg {paper.feeLeg!r} is not RECEIVED, QUOTE or BASE",
             reason="INVALID_PAPER",
         )
-    return PaperConfig(
+    config = PaperConfig(
         initial_funding=paper.initialFunding if paper.initialFunding is not None else 100.0,
         buy_fee_rate=paper.buyFeeRate if paper.buyFeeRate is not None else fee,
         sell_fee_rate=paper.sellFeeRate if paper.sellFeeRate is not None else fee,
@@ -262,3 +272,15 @@ def _paper(paper: wire.LivePaperConfigRequest | None) -> PaperConfig | None:
         percent_amount_to_lock=paper.percentAmountToLock,
         accounts=paper.accounts,
     )
+    try:  # the one rule of a backtest's baseConfig, named in the paper block's words
+        check_base_settings(
+            config.initial_funding,
+            config.buy_fee_rate,
+            config.sell_fee_rate,
+            config.percent_amount_to_lock,
+        )
+    except ValueError as exc:
+        raise InvalidInput(
+            str(exc).replace("baseConfig.", "paper."), reason="INVALID_PAPER"
+        ) from None
+    return config

@@ -22,6 +22,7 @@ from backtestd.services.datasets import DatasetService
 from backtestd.services.fair_queue import FairQueue
 from backtestd.services.live.commands import handles_commands
 from backtestd.services.live.control import LiveControl
+from backtestd.services.live.paper_reads import LivePaperReads
 from backtestd.services.live.runs import LiveRunService, wall_ms
 from backtestd.services.live.signal_reads import LiveSignalReads
 from backtestd.services.live.tokens import LiveTokens
@@ -66,6 +67,7 @@ class Services:
     live_runs: LiveRunService
     live_control: LiveControl
     live_signals: LiveSignalReads
+    live_paper: LivePaperReads
     live_tokens: LiveTokens
 
     def close(self) -> None:
@@ -141,6 +143,7 @@ def build_services(settings: Settings) -> Services:
             settings, database, live_runs, handles_commands(database), wall_ms
         ),
         live_signals=LiveSignalReads(database, live_runs),
+        live_paper=LivePaperReads(database, live_runs),
         live_tokens=LiveTokens(secret),
     )
 

@@ -29,3 +29,17 @@ def required_features(class_files: Mapping[str, bytes]) -> tuple[Feature, ...]:
     if any(_PRO_INDICATOR.search(data) for data in class_files.values()):
         return ("indicators.pro",)
     return ()
+
+
+def listens_to_its_execution(class_files: Mapping[str, bytes]) -> bool:
+    """Whether a class declares or calls ``getExecutionCallback`` (the strategy API's hook for
+    its own execution events): such a strategy needs a venue that executes its hints, and on a
+    live run that is paper trading (§6.1). The name in a constant pool is enough: the engine's
+    API has no such method of its own, so only the strategy's classes can carry it.
+
+    >>> listens_to_its_execution({"A": b"...getExecutionCallback..."})
+    True
+    >>> listens_to_its_execution({"A": b"getExecutionMode"})
+    False
+    """
+    return any(b"getExecutionCallback" in data for data in class_files.values())

@@ -111,7 +111,7 @@ def stop_live(strategyId: str, principal: LiveWrite, services: ServicesDep) -> w
     return run_wire(record, _now(services))
 
 
-def _next_href(path: str, limit: int | None, cursor: str | None, **filters: Any) -> HalLink | None:
+def next_href(path: str, limit: int | None, cursor: str | None, **filters: Any) -> HalLink | None:
     if cursor is None:
         return None
     query = {k: v for k, v in filters.items() if v is not None}
@@ -133,7 +133,7 @@ def list_live(
 ) -> wire.LiveListResponse:
     _check_limit(limit)
     runs, after = services.live_runs.list_own(principal, cursor, limit or 20)
-    link = _next_href("/live", limit, after)
+    link = next_href("/live", limit, after)
     return wire.LiveListResponse(
         runs=[summary_wire(r) for r in runs],
         _links=wire.NextLink(next=link) if link else None,
@@ -152,7 +152,7 @@ def list_public_live(
 ) -> wire.PublicLiveListResponse:
     _check_limit(limit)
     runs, after = services.live_runs.list_public(cursor, limit or 20)
-    link = _next_href("/live/public", limit, after)
+    link = next_href("/live/public", limit, after)
     return wire.PublicLiveListResponse(
         runs=[public_wire(r) for r in runs],
         _links=wire.NextLink(next=link) if link else None,
@@ -275,7 +275,7 @@ def get_live_signals(
     body: dict[str, object] = {"signals": [signal_wire(s.body) for s in page.signals]}
     if page.available_since_ms is not None:
         body["availableSinceMs"] = page.available_since_ms
-    link = _next_href(
+    link = next_href(
         f"/live/{runId}/signals",
         limit,
         page.next_cursor,

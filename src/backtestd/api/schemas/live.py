@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, JsonValue, StrictBool, StrictInt, StrictStr
 
+from backtestd.api.schemas.backtests import EquityCurveMeta, EquityPoint
 from backtestd.api.schemas.common import HalLink, RequestBody, WireModel
 
 
@@ -199,4 +200,82 @@ class LiveSignalPageDoc(WireModel):
 
     signals: list[dict[str, JsonValue]]
     availableSinceMs: int | None = None
+    links: NextLink | None = Field(default=None, alias="_links")
+
+
+class LivePaperKpi(WireModel):
+    """Every key optional; Sharpe and Sortino (per trade) absent until two closed trades."""
+
+    totalTrades: int | None = None
+    winCount: int | None = None
+    lossCount: int | None = None
+    winRate: float | None = None
+    pnlTotal: float | None = None
+    pnlTotalPercent: float | None = None
+    sharpeRatio: float | None = None
+    sortinoRatio: float | None = None
+    cagr: float | None = None
+    maxDrawdown: float | None = None
+    maxDrawdownPercent: float | None = None
+
+
+class LivePaperOpenPosition(WireModel):
+    base: float
+    cost: float
+    markPrice: float | None = None
+    markedAtMs: int | None = None
+    unrealisedPnl: float | None = None
+
+
+class LivePaperPosition(LivePaperOpenPosition):
+    instrument: str
+
+
+class LivePaperInstrument(WireModel):
+    instrument: str
+    trades: int
+    wins: int
+    losses: int
+    realisedPnl: float
+    contributionPct: float | None = None
+    unrealisedPnl: float | None = None
+    totalPnl: float | None = None
+    openPosition: LivePaperOpenPosition | None = None
+    kpi: LivePaperKpi | None = None
+
+
+class LivePaperAccount(WireModel):
+    currency: str
+    initialFunding: float
+    equity: float
+    realisedPnl: float
+    trades: int
+    gaps: int
+    openPositions: list[LivePaperPosition]
+    instrument: str | None = None
+    equityAtMs: int | None = None
+    equityKind: Literal["equity", "mark"] | None = None
+    unrealisedPnl: float | None = None
+    totalPnl: float | None = None
+    kpi: LivePaperKpi | None = None
+    instruments: list[LivePaperInstrument] | None = None
+
+
+class LivePaper(WireModel):
+    runId: str
+    stage: Literal["SANDBOX", "LIVE"]
+    accounts: list[LivePaperAccount]
+
+
+class LivePaperEquityCurve(WireModel):
+    """``points`` (``ARRAY``) or ``timestamps`` + ``equities`` (``SHORT``), always ``meta``."""
+
+    meta: EquityCurveMeta
+    measure: Literal["equity", "realisedPnl", "totalPnl"]
+    gaps: list[int]
+    points: list[EquityPoint] | None = None
+    timestamps: list[int] | None = None
+    equities: list[float] | None = None
+    currency: str | None = None
+    instrument: str | None = None
     links: NextLink | None = Field(default=None, alias="_links")

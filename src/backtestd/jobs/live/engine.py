@@ -9,12 +9,14 @@ see is fixed (``Reasons.STRATEGY_FAILED``), the engine's detail goes to the log.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping, Sequence
 
 from backtestd.domain.backtests import ParamValue
 from backtestd.domain.live import LiveRunRecord, SignalType
 from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.domain.strategies import StrategyRecord
+from backtestd.engine.paper import StrategyExecution
 from backtestd.jobs.live.execution import CannotConsume, StrategyFailed
 from backtestd.jobs.live.signal_content import SignalContent
 from backtestd.strategy.jvm.live_session import LiveHost, LiveSessionLost
@@ -103,6 +105,19 @@ class JvmLiveEngine:
                 raise StrategyFailed(str(failure)) from failure
             instrument = Instrument.parse(symbol)
             out += [self._content(s, instrument) for s in signals]
+        return out
+
+    def executions(self) -> dict[str, StrategyExecution]:
+        """The strategy's own execution settings per instrument, as it set them when its
+        session opened (what ``execute`` reads from the end of its run)."""
+        out: dict[str, StrategyExecution] = {}
+        for symbol, session in self._sessions.items():
+            gain = session.percent_gain
+            out[symbol] = StrategyExecution(
+                mode=session.execution_mode or "LONG",
+                percent_gain=gain if math.isfinite(gain) and gain > 0 else None,
+                multi_entry=session.multi_entry,
+            )
         return out
 
     def close(self) -> None:

@@ -12,6 +12,11 @@ Restarts: signals are numbered by a sequence kept in the record, and an executio
 over a run (its previous executor died) replays the run's warm-up window before the last
 processed position without recording, then records only signals after the last recorded one,
 so nothing is published twice; a ``marker`` signal ``restart`` makes the takeover visible.
+
+Paper trading (a run started with ``paper``): the primary execution, never the twin, executes
+the run's hints on paper (``jobs/live/paper.py``) and stores the book and its curve in the unit
+of work that records the update's signals, so the record and the book always agree; a
+takeover carries the book on and turns the positions left open into gaps.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ from backtestd.domain.live import (
     SignalType,
 )
 from backtestd.domain.marketdata import Instrument
+from backtestd.engine.paper import StrategyExecution
+from backtestd.jobs.live.paper import LivePaper, PaperStep
 from backtestd.jobs.live.signal_content import SignalContent, recorded
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.live import (
@@ -46,6 +53,7 @@ from backtestd.storage.db.repositories.live import (
     gate_to_row,
     stats_to_row,
 )
+from backtestd.storage.db.repositories.paper import PaperRepository
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +88,10 @@ class LiveEngine(Protocol):
     def set_params(self, params: Mapping[str, ParamValue], version: int) -> None: ...
 
     def command(self, text: str, properties: dict[str, str], ts_ms: int) -> list[SignalContent]: ...
+
+    def executions(self) -> Mapping[str, StrategyExecution]:
+        """What the strategy set for its own execution, per instrument (paper trading)."""
+        ...
 
     def close(self) -> None: ...
 
@@ -135,6 +147,7 @@ class LiveExecution:
         self.done = threading.Event()
         self._primary: LiveEngine | None = None
         self._twin: LiveEngine | None = None
+        self._paper: LivePaper | None = None
         self._counters = Counters()
         self._next_seq = 1
         self._last_recorded_ts = -1
@@ -181,8 +194,15 @@ class LiveExecution:
         self._primary = self._engines(self.record, self._instruments)
         if self._stage is LiveStage.SANDBOX and not self._degraded:
             self._twin = self._engines(self.record, self._instruments)
+        if self.record.paper is not None:
+            with self._database.unit_of_work() as uow:
+                stored = PaperRepository(uow.session).book(self.run_id)
+            self._paper = LivePaper(self.record, stored)
+            self._paper.configure(self._primary.executions())
         if self._execution_number > 1:
             self._record_restart()
+        if self._paper is not None:
+            self._paper.floor(self._last_recorded_ts)
         for update in self._feed(self.record, self._instruments, start_from, self.stop):
             if self.stop.is_set():
                 break
@@ -242,29 +262,46 @@ class LiveExecution:
             counters.seen.add(update.instrument.symbol)
             counters.progressed_at_ms = self._wall_now()
             counters.lag_ms = self._market_now() - update.ts_ms
-            self._record(produced)
+            paper = None
+            if self._paper is not None:
+                paper = self._paper.update(
+                    update.instrument, values, update.ts_ms, produced, self._params_version
+                )
+            self._record(produced, paper)
             if self._stage is LiveStage.SANDBOX:
                 self._maybe_promote(update.ts_ms)
 
-    def _record(self, produced: Sequence[SignalContent]) -> None:
-        fresh = [s for s in produced if s.event_ts_ms > self._last_recorded_ts]
-        if not fresh:
+    def _record(self, produced: Sequence[SignalContent], paper: PaperStep | None = None) -> None:
+        """Record the signals not recorded yet, each followed by the paper items it caused
+        (after the items of the price itself), and store the paper book with them."""
+        contents = list(paper.before) if paper is not None else []
+        for index, content in enumerate(produced):
+            if content.event_ts_ms > self._last_recorded_ts:
+                contents.append(content)
+            if paper is not None:
+                contents += paper.after[index]
+        if not contents and (paper is None or paper.state is None):
             return
         emitted = self._market_now()
         stage = self._stage.signal_stage
         signals: list[LiveSignal] = []
-        for content in fresh:
+        for content in contents:
             regenerated = content.event_ts_ms < self._takeover_at_ms
             signals.append(
                 recorded(self.run_id, self._next_seq, stage, content, emitted, regenerated)
             )
             self._next_seq += 1
-        self._append(signals)
+        self._append(signals, paper)
 
-    def _append(self, signals: Sequence[LiveSignal]) -> None:
+    def _append(self, signals: Sequence[LiveSignal], paper: PaperStep | None = None) -> None:
         with self._database.unit_of_work() as uow:
             LiveSignalRepository(uow.session).append(signals)
-        self._trim(self.run_id)
+            if paper is not None and paper.state is not None:
+                books = PaperRepository(uow.session)
+                books.save(self.run_id, paper.state, self._wall_now())
+                books.add_points(self.run_id, paper.points)
+        if signals:
+            self._trim(self.run_id)
 
     def _record_restart(self) -> None:
         """The takeover, visible in the record: a ``marker`` of kind ``restart`` at the position
@@ -281,11 +318,27 @@ class LiveExecution:
             data={"execution": self._execution_number, "resumed_from_ms": self._live_from_ms},
             params_version=self._params_version,
         )
-        signal = recorded(
-            self.run_id, self._next_seq, self._stage.signal_stage, content, self._market_now()
-        )
+        signals = [
+            recorded(
+                self.run_id, self._next_seq, self._stage.signal_stage, content, self._market_now()
+            )
+        ]
         self._next_seq += 1
-        self._append([signal])
+        paper = None
+        if self._paper is not None:  # the positions the last execution left open: gaps
+            paper = self._paper.restart(content.event_ts_ms, self._params_version)
+            for item in paper.before:
+                signals.append(
+                    recorded(
+                        self.run_id,
+                        self._next_seq,
+                        self._stage.signal_stage,
+                        item,
+                        self._market_now(),
+                    )
+                )
+                self._next_seq += 1
+        self._append(signals, paper)
 
     # -- params and commands -------------------------------------------------------------------
 
@@ -314,7 +367,11 @@ class LiveExecution:
                 data=dict(command.properties),
                 params_version=self._params_version,
             )
-            self._record([note, *produced])
+            contents = [note, *produced]
+            paper = None
+            if self._paper is not None and ts_ms >= self._live_from_ms:
+                paper = self._paper.signals(contents, self._params_version)
+            self._record(contents, paper)
             with self._database.unit_of_work() as uow:
                 LiveRunRepository(uow.session).forget_commands([command.command_id])
 

@@ -27,6 +27,11 @@ class MarketClock:
     defaults to the wall time at creation, so a clock of rate 1 is the wall clock. ``now_ms``
     never goes backwards, even if the wall clock is stepped back.
 
+    A sped-up clock anchored at a wall time still to come reads *earlier* than the wall until
+    then, catching up ``rate - 1`` seconds per second: that replays the recent past at speed,
+    whose complete hours can then be prepared and backtested (the paper-trading proof in
+    ``tests/e2e/test_live_paper.py`` runs on such a clock).
+
     >>> wall = iter([100.0, 101.5]).__next__
     >>> clock = MarketClock(rate=20, wall=wall)
     >>> clock.now_ms()  # 1.5 wall seconds after the anchor at 100 s: 30 market seconds later
@@ -49,7 +54,7 @@ class MarketClock:
         # given the same anchor reads the same market time (not the moment of its own start).
         self._anchor_wall = anchor_ms / 1000 if anchored_at_wall and anchor_ms else wall()
         self.anchor_ms = int(self._anchor_wall * 1000) if anchor_ms is None else anchor_ms
-        self._last = self.anchor_ms
+        self._last = 0  # reads never go backwards (before the anchor too, see above)
         self._lock = threading.Lock()
 
     @classmethod

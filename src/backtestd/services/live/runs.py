@@ -36,6 +36,7 @@ from backtestd.settings import Settings
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.live import LiveRunRepository
 from backtestd.storage.db.repositories.strategies import StrategyRepository
+from backtestd.strategy.requirements import listens_to_its_execution
 
 _BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
 BLOCK_MS = 15 * 60 * 1000
@@ -116,6 +117,13 @@ class LiveRunService:
                     f"sources[0].type is {start.source.type.value} but strategy {strategy_id} "
                     f"consumes {wanted.value} data; start it with type {wanted.value!r}",
                     reason="TYPE_MISMATCH",
+                )
+            if start.paper is None and listens_to_its_execution(strategy.class_files):
+                raise InvalidInput(
+                    f"strategy {strategy_id} overrides getExecutionCallback(): it listens to its "
+                    "own execution, and paper trading is its only execution venue here; start "
+                    'it with a paper block ("paper": {} suffices)',
+                    reason="PAPER_REQUIRED",
                 )
             bad = undeclared_params(start.params, strategy.declared_properties, strategy_id)
             if bad is not None:

@@ -6,6 +6,8 @@ from backtestd.storage.db.tables.datasets import dataset_uploads, dataset_versio
 from backtestd.storage.db.tables.jobs import jobs
 from backtestd.storage.db.tables.live import (
     live_commands,
+    live_paper_books,
+    live_paper_points,
     live_param_changes,
     live_runs,
     live_signals,
@@ -24,6 +26,8 @@ __all__ = [
     "datasets",
     "jobs",
     "live_commands",
+    "live_paper_books",
+    "live_paper_points",
     "live_param_changes",
     "live_runs",
     "live_signals",

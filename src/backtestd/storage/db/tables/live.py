@@ -4,7 +4,18 @@ market time directly."""
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, BigInteger, Boolean, Column, Index, Integer, String, Table, Text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    Double,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+)
 
 from backtestd.storage.db.tables.base import metadata
 
@@ -78,4 +89,28 @@ live_commands = Table(
     Column("properties", JSON, nullable=False),
     Column("effective_at_ms", BigInteger, nullable=False),
     Index("ix_live_commands_run", "run_id"),
+)
+
+# Paper trading (docs/live.md, "Paper trading"): each run's book (accounts, positions, running
+# KPIs) as one JSON document, and its curves, append-only and kept for the life of the run.
+live_paper_books = Table(
+    "live_paper_books",
+    metadata,
+    Column("run_id", String(32), primary_key=True),
+    Column("state", Text, nullable=False),
+    Column("updated_at_ms", BigInteger, nullable=False),
+)
+
+live_paper_points = Table(
+    "live_paper_points",
+    metadata,
+    Column("run_id", String(32), primary_key=True),
+    Column("seq", BigInteger, primary_key=True),
+    Column("account", String(64), nullable=False),
+    Column("kind", String(8), nullable=False),
+    Column("instrument", String(64), nullable=True),
+    Column("ts_ms", BigInteger, nullable=False),
+    Column("value", Double, nullable=False),
+    Column("total", Double, nullable=True),
+    Index("ix_live_paper_points_account", "run_id", "account", "seq"),
 )
