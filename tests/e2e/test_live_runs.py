@@ -40,6 +40,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         tmp_path_factory.mktemp("live-server"),
         extra_env={
             "BACKTESTD_LIVE_CLOCK_RATE": "120",
+            # Anchored here, not at each start: market time keeps running across the restart
+            # of the last test (docs/configuration.md, BACKTESTD_LIVE_CLOCK_ANCHOR_MS).
+            "BACKTESTD_LIVE_CLOCK_ANCHOR_MS": str(int(time.time() * 1000)),
             "BACKTESTD_LIVE_LEASE_SECONDS": "3",
             "BACKTESTD_LIVE_SIGNALS_PER_RUN": "40",
             "BACKTESTD_DASK_WORKERS": "2",
