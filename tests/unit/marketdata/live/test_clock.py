@@ -87,3 +87,18 @@ def test_binance_feed_url_must_be_a_websocket_url(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("BACKTESTD_LIVE_BINANCE_URL", "https://stream.binance.com")
     with pytest.raises(ConfigurationError, match="live_binance_url"):
         load_settings()
+
+
+def test_an_anchor_still_to_come_runs_market_time_behind_the_wall_until_then() -> None:
+    """Market and wall time agree at the anchor: before it, a sped-up clock reads the past,
+    catching up ``rate - 1`` seconds per wall second (what the paper-trading proof uses)."""
+    anchor = 1_767_225_600_000
+    wall = ManualWall(anchor / 1000 - 100)
+    clock = MarketClock(rate=30, anchor_ms=anchor, wall=wall, anchored_at_wall=True)
+    assert clock.now_ms() == anchor - 100_000 * 30  # 100 s before the anchor: 3000 s back
+    wall.now += 10.0
+    assert clock.now_ms() == anchor - 90_000 * 30
+    wall.now = anchor / 1000
+    assert clock.now_ms() == anchor  # they agree at the anchor
+    wall.now -= 50.0  # a wall stepped back: market time never goes backwards
+    assert clock.now_ms() == anchor
