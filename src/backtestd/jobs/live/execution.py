@@ -132,6 +132,7 @@ class LiveExecution:
         market_now: Callable[[], int],
         wall_now: Callable[[], int],
         signal_window: Callable[[str], None],
+        clock_rate: float = 1.0,
     ) -> None:
         self.record = record
         self.run_id = record.run_id
@@ -143,6 +144,8 @@ class LiveExecution:
         self._market_now = market_now
         self._wall_now = wall_now
         self._trim = signal_window
+        self._clock_rate = clock_rate
+        """Market seconds per wall second: lateness is judged in wall time."""
         self.stop = threading.Event()
         self.done = threading.Event()
         self._primary: LiveEngine | None = None
@@ -418,7 +421,8 @@ class LiveExecution:
             return None
         if not self._counters.processed:
             return None
-        return LiveState.LAGGING if self._counters.lag_ms > LAG_MS else LiveState.RUNNING
+        late = self._counters.lag_ms > LAG_MS * self._clock_rate
+        return LiveState.LAGGING if late else LiveState.RUNNING
 
     def _stats(self, now: int) -> dict[str, object]:
         c = self._counters

@@ -103,6 +103,7 @@ def build_supervisor(ctx: WorkerContext, owner: str | None = None) -> LiveSuperv
             feed.clock.now_ms,
             wall_ms,
             window.after_append,
+            clock_rate=feed.clock.rate,
         )
 
     return LiveSupervisor(
