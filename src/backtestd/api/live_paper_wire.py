@@ -96,12 +96,17 @@ def paper_view_wire(view: PaperView) -> wire.LivePaper:
     )
 
 
+MEASURE_NAMES = {"realisedPnl": "realised_pnl", "totalPnl": "total_pnl"}
+"""The wire's ``measure`` values and the names the service uses."""
+MEASURE_WIRE = {name: wire_name for wire_name, name in MEASURE_NAMES.items()}
+
+
 def curve_wire(page: CurvePage, next_link: HalLink | None) -> wire.LivePaperEquityCurve:
     curve = page.curve
     meta = EquityCurveMeta.of(curve.meta)
     body = wire.LivePaperEquityCurve(
         meta=meta,
-        measure=page.measure,  # type: ignore[arg-type]
+        measure=MEASURE_WIRE.get(page.measure, page.measure),  # type: ignore[arg-type]
         gaps=list(page.gaps),
         currency=page.currency,
         instrument=page.instrument,

@@ -57,7 +57,9 @@ def signal_wire(body: Mapping[str, Any]) -> dict[str, object]:
             None if order is None else {_ORDER_KEYS.get(k, k): v for k, v in order.items()}
         )
     if "data" in body:
-        out["data"] = body["data"]
+        data = body["data"]
+        # Paper items' keys are written in Python names below the API (§6.5 names them here).
+        out["data"] = _camel_keys(data) if body["type"] == "paper" and data else data
     if body.get("regenerated"):
         out["regenerated"] = True
     return out
@@ -81,6 +83,16 @@ def gate_wire(gate: LiveGate | None) -> dict[str, object] | None:
     if gate.inherited_from is not None:
         out["inheritedFrom"] = gate.inherited_from
     return out
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _camel_keys(data: Mapping[str, Any]) -> dict[str, object]:
+    """``counter_amount`` -> ``counterAmount``, one level deep (paper item data is flat)."""
+    return {_camel(key): value for key, value in data.items()}
 
 
 def source_wire(source: LiveSource) -> wire.LiveSource:

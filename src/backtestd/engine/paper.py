@@ -219,9 +219,9 @@ class PaperSimulation:
         position.last_fill_ts = ts
         position.mark_price = position.marked_at_ms = None
         if side == BUY:
-            fill = {"side": "buy", "amount": units, "counterAmount": amount}
+            fill = {"side": "buy", "amount": units, "counter_amount": amount}
         else:
-            fill = {"side": "sell", "amount": amount / price, "counterAmount": received_quote}
+            fill = {"side": "sell", "amount": amount / price, "counter_amount": received_quote}
         self._fill(account, book.symbol, ts, price, fill, fee, base_fee)
 
     def _close(
@@ -234,13 +234,13 @@ class PaperSimulation:
             base_fee = fee_in_base(cfg.fee_leg, is_buy=False)
             received, fee = sell_base(position.units, price, cfg.sell_fee_rate, base_fee=base_fee)
             value = received
-            fill = {"side": "sell", "amount": position.units, "counterAmount": received}
+            fill = {"side": "sell", "amount": position.units, "counter_amount": received}
         else:
             base_fee = fee_in_base(cfg.fee_leg, is_buy=True)
             paid, fee = buy_base(position.units, price, cfg.buy_fee_rate, base_fee=base_fee)
             value = position.cash - paid
             bought = position.units / (1.0 - cfg.buy_fee_rate) if base_fee else position.units
-            fill = {"side": "buy", "amount": bought, "counterAmount": paid}
+            fill = {"side": "buy", "amount": bought, "counter_amount": paid}
         account.free += value
         book.position = None
         self._fill(account, book.symbol, ts, price, fill, fee, base_fee)
@@ -263,16 +263,16 @@ class PaperSimulation:
             book.symbol,
             {
                 "side": "long" if position.side == BUY else "short",
-                "entryTsMs": position.entry_ts,
-                "enterAmount": position.locked,
-                "exitAmount": value,
+                "entry_ts_ms": position.entry_ts,
+                "enter_amount": position.locked,
+                "exit_amount": value,
                 "pnl": pnl,
-                "entryPrice": position.entry_price,
-                "exitPrice": price,
+                "entry_price": position.entry_price,
+                "exit_price": price,
                 "base": position.units,
                 "entries": position.entries,
                 "fees": position.fees + fee,
-                "exitReason": reason,
+                "exit_reason": reason,
             },
         )
         equity = account.initial + account.realised
@@ -301,12 +301,12 @@ class PaperSimulation:
         self.prices[symbol] = (ts, price)  # a fill is an observation, later than a mark
         data = {
             "side": fill["side"],
-            "orderKind": "MARKET",
+            "order_kind": "MARKET",
             "price": price,
             "amount": fill["amount"],
-            "counterAmount": fill["counterAmount"],
-            "feeBase": fee / price if base_fee else 0.0,
-            "feeQuote": 0.0 if base_fee else fee,
+            "counter_amount": fill["counter_amount"],
+            "fee_base": fee / price if base_fee else 0.0,
+            "fee_quote": 0.0 if base_fee else fee,
         }
         self._event(PaperEventKind.FILL, ts, symbol, data)
 
@@ -325,7 +325,7 @@ class PaperSimulation:
         else:
             hit = price <= entry * (100.0 - gain) / 100.0
         if hit:
-            self._close(account, book, ts, price, "takeProfit")
+            self._close(account, book, ts, price, "take_profit")
 
     def _mark(self, account: Account, boundary: int) -> None:
         value = account.free
@@ -355,9 +355,9 @@ class PaperSimulation:
                 account,
                 {
                     "equity": value,
-                    "realisedPnl": account.realised,
-                    "unrealisedPnl": unrealised,
-                    "openPositions": open_count,
+                    "realised_pnl": account.realised,
+                    "unrealised_pnl": unrealised,
+                    "open_positions": open_count,
                 },
             ),
         )
@@ -489,17 +489,17 @@ class PaperSimulation:
         """The whole book as JSON-ready data (floats survive a JSON round trip exactly)."""
         return {
             "version": STATE_VERSION,
-            "throughMs": self.through_ms,
-            "nextMarkMs": self.next_mark_ms,
-            "nextSeq": self.next_seq,
+            "through_ms": self.through_ms,
+            "next_mark_ms": self.next_mark_ms,
+            "next_seq": self.next_seq,
             "prices": {s: [t, p] for s, (t, p) in self.prices.items()},
             "accounts": [account_state(a) for a in self.accounts.values()],
         }
 
     def _load(self, state: Mapping[str, Any]) -> None:
-        self.through_ms = state.get("throughMs")
-        self.next_mark_ms = state.get("nextMarkMs")
-        self.next_seq = int(state.get("nextSeq", 1))
+        self.through_ms = state.get("through_ms")
+        self.next_mark_ms = state.get("next_mark_ms")
+        self.next_seq = int(state.get("next_seq", 1))
         self.prices = {s: (int(v[0]), float(v[1])) for s, v in state.get("prices", {}).items()}
         for raw in state.get("accounts", []):
             account = account_of(raw)

@@ -177,17 +177,17 @@ def position_view(symbol: str, position: Position) -> PositionView:
 def kpi_data(kpi: PaperKpi) -> dict[str, Any]:
     """The KPI keys of a ``kpi`` item and of ``LivePaperKpi`` (wire names)."""
     return {
-        "totalTrades": kpi.total_trades,
-        "winCount": kpi.win_count,
-        "lossCount": kpi.loss_count,
-        "winRate": kpi.win_rate,
-        "pnlTotal": kpi.pnl_total,
-        "pnlTotalPercent": kpi.pnl_total_percent,
-        "sharpeRatio": kpi.sharpe_ratio,
-        "sortinoRatio": kpi.sortino_ratio,
+        "total_trades": kpi.total_trades,
+        "win_count": kpi.win_count,
+        "loss_count": kpi.loss_count,
+        "win_rate": kpi.win_rate,
+        "pnl_total": kpi.pnl_total,
+        "pnl_total_percent": kpi.pnl_total_percent,
+        "sharpe_ratio": kpi.sharpe_ratio,
+        "sortino_ratio": kpi.sortino_ratio,
         "cagr": kpi.cagr,
-        "maxDrawdown": kpi.max_drawdown,
-        "maxDrawdownPercent": kpi.max_drawdown_percent,
+        "max_drawdown": kpi.max_drawdown,
+        "max_drawdown_percent": kpi.max_drawdown_percent,
     }
 
 

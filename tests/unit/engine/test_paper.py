@@ -24,7 +24,7 @@ from backtestd.engine.paper import PaperSettings, PaperSimulation, StrategyExecu
 from backtestd.engine.portfolio import ExitReason, PortfolioConfig, simulate
 
 SYMBOL = "BTC/USDT"
-_REASONS = {"signal": ExitReason.SIGNAL, "takeProfit": ExitReason.TAKE_PROFIT}
+_REASONS = {"signal": ExitReason.SIGNAL, "take_profit": ExitReason.TAKE_PROFIT}
 
 
 def _paper_of(cfg: PortfolioConfig, accounts: AccountsMode) -> PaperSimulation:
@@ -72,15 +72,15 @@ def test_one_instrument_gives_the_kernels_closed_trades_bit_for_bit(
     closed = [k for k in range(ref.count) if ref.exit_reason[k] != ExitReason.END]
     assert len(trades) == len(closed)
     for got, k in zip(trades, closed, strict=True):
-        assert got["entryTsMs"] == ref.entry_ts[k]
-        assert got["entryPrice"] == ref.entry_price[k]
-        assert got["exitPrice"] == ref.exit_price[k]
+        assert got["entry_ts_ms"] == ref.entry_ts[k]
+        assert got["entry_price"] == ref.entry_price[k]
+        assert got["exit_price"] == ref.exit_price[k]
         assert got["base"] == ref.qty[k]
         assert (1 if got["side"] == "long" else -1) == ref.side[k]
         assert got["entries"] == ref.entries[k]
         assert got["fees"] == ref.fees[k]
         assert got["pnl"] == ref.pnl[k]
-        assert _REASONS[str(got["exitReason"])] == ref.exit_reason[k]
+        assert _REASONS[str(got["exit_reason"])] == ref.exit_reason[k]
     view = paper.views()
     if closed:
         (account,) = view
@@ -149,9 +149,9 @@ def test_marks_once_a_minute_at_the_prices_before_it_while_a_position_is_open() 
     assert marks[0].data == {
         "currency": "USDT",
         "equity": 500.0 + 50 * 12.0,
-        "realisedPnl": 0.0,
-        "unrealisedPnl": 100.0,
-        "openPositions": 1,
+        "realised_pnl": 0.0,
+        "unrealised_pnl": 100.0,
+        "open_positions": 1,
     }
     assert [(p.kind, p.ts_ms, p.value) for p in points if p.kind is PointKind.MARK] == [
         (PointKind.MARK, 60_000, 1100.0)

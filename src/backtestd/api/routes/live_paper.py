@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from backtestd.api.deps import LiveRead, ServicesDep
-from backtestd.api.live_paper_wire import curve_wire, paper_view_wire
+from backtestd.api.live_paper_wire import MEASURE_NAMES, curve_wire, paper_view_wire
 from backtestd.api.routes.live import next_href
 from backtestd.api.schemas import live as wire
 from backtestd.api.schemas.common import ResponseDocs, ResponseError
@@ -51,7 +51,15 @@ def get_live_run_paper_equity(
     cursor: Annotated[str | None, Query(description="the cursor of _links.next")] = None,
 ) -> wire.LivePaperEquityCurve:
     query = curve_query(
-        currency, instrument, measure, sinceMs, outMode, resample, differential, limit, cursor
+        currency,
+        instrument,
+        MEASURE_NAMES.get(measure, measure) if measure is not None else None,
+        sinceMs,
+        outMode,
+        resample,
+        differential,
+        limit,
+        cursor,
     )
     page = services.live_paper.equity(principal.user_id, runId, query)
     link = next_href(

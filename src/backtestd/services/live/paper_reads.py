@@ -39,7 +39,7 @@ MAX_PAGE = 1000
 FORCE_SHORT_ABOVE = 5_000
 RESAMPLE_ABOVE = 10_000
 MAX_UNPAGED = 200_000
-MEASURES = ("realisedPnl", "totalPnl")
+MEASURES = ("realised_pnl", "total_pnl")
 MAX_MS = 2**63 - 1
 _SYMBOL = re.compile(r"^[A-Za-z0-9-]+/[A-Za-z0-9-]+$")
 
@@ -262,10 +262,10 @@ def _target(record: LiveRunRecord, simulation: PaperSimulation, query: CurveQuer
                 "equity", instrument, quote, instrument, (PointKind.EQUITY, PointKind.MARK),
                 None, with_gaps=True,
             )  # fmt: skip
-        total = query.measure == "totalPnl"
+        total = query.measure == "total_pnl"
         kinds = (PointKind.TRADE, PointKind.INSTRUMENT_MARK) if total else (PointKind.TRADE,)
         return _Target(
-            "totalPnl" if total else "realisedPnl", quote, quote, instrument, kinds, instrument,
+            "total_pnl" if total else "realised_pnl", quote, quote, instrument, kinds, instrument,
             with_gaps=False, use_total=total,
         )  # fmt: skip
     _no_total(query, "an account's curve is its equity; totalPnl applies to instrument curves")
@@ -303,5 +303,5 @@ def _target(record: LiveRunRecord, simulation: PaperSimulation, query: CurveQuer
 def _no_total(query: CurveQuery, why: str) -> None:
     """``realisedPnl`` (what the generated client always sends) is ignored where it does not
     apply; ``totalPnl`` there is a 400 (§7.11)."""
-    if query.measure == "totalPnl":
+    if query.measure == "total_pnl":
         raise InvalidInput(f"measure=totalPnl does not apply here: {why}", reason="INVALID_MEASURE")
