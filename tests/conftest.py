@@ -37,9 +37,17 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 _JVM_DIRS = ("tests/integration/strategy/", "tests/integration/services/", "tests/e2e/")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Marks by location, so ``pytest -m "not e2e"`` is the fast inner loop (README)."""
+    by_module = config.getoption("dist", "no") == "loadgroup"
     for item in items:
+        if by_module:
+            # One pytest-xdist worker runs a whole module, so its module fixtures (a server,
+            # prepared data, a JVM) are set up once, as in one process.
+            item.add_marker(
+                pytest.mark.xdist_group(item.path.relative_to(config.rootpath).as_posix())
+            )
         path = item.path.as_posix()
         if "/tests/e2e/" in path:
             item.add_marker(pytest.mark.e2e)

@@ -10,6 +10,7 @@ import httpx
 from qtsurfer_sdk import AuthenticatedSession
 
 from backtestd.api.schemas.backtests import BacktestJobResult
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 
 TERMINAL = ("Completed", "Failed", "Aborted")
@@ -27,11 +28,12 @@ def wait_prepare(
     session: AuthenticatedSession, exchange: str, type_: str, job_id: str, timeout: float = 300
 ) -> Any:
     deadline = time.monotonic() + timeout
+    pauses = Pauses()
     while time.monotonic() < deadline:
         state = session.get_prepare_status(exchange_id=exchange, type_=type_, job_id=job_id)
         if state.status.value in TERMINAL:
             return state
-        time.sleep(0.3)
+        pauses.sleep()
     raise AssertionError(f"prepare {job_id} not finished after {timeout}s")
 
 
@@ -39,6 +41,7 @@ def wait_result(
     session: AuthenticatedSession, exchange: str, type_: str, job_id: str, timeout: float = 300
 ) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
+    pauses = Pauses()
     while time.monotonic() < deadline:
         response = session.get_backtest_result(exchange_id=exchange, type_=type_, job_id=job_id)
         assert response.status_code in (200, 202), response.text
@@ -50,7 +53,7 @@ def wait_result(
                 return body
         else:
             assert response.json() == {}
-        time.sleep(0.3)
+        pauses.sleep()
     raise AssertionError(f"execute {job_id} not finished after {timeout}s")
 
 

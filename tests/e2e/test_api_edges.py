@@ -20,6 +20,7 @@ import pytest
 from qtsurfer_sdk import AuthenticatedSession, auth
 
 from tests.e2e.backtest_helpers import call, recent_range, wait_prepare, wait_result
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -62,11 +63,12 @@ def _wait_sweep(
     server: LiveServer, session: AuthenticatedSession, path: str, timeout: float = 300
 ) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
+    pauses = Pauses()
     while time.monotonic() < deadline:
         body: dict[str, Any] = call(server, session, "GET", path).json()
         if body["status"] != "RUNNING" and body["progress"]["pendingShards"] == 0:
             return body
-        time.sleep(0.3)
+        pauses.sleep()
     raise AssertionError(f"sweep {path} not finished after {timeout}s")
 
 
@@ -294,6 +296,7 @@ def _dataset(session: AuthenticatedSession, name: str, csv: str) -> str:
     session.upload_dataset_file(created, io.BytesIO(csv.encode()))
     session.finalize_dataset_upload(dataset_id=created.dataset_id, upload_id=created.upload_id)
     deadline = time.monotonic() + 120
+    pauses = Pauses()
     while time.monotonic() < deadline:
         state = session.get_dataset_upload(
             dataset_id=created.dataset_id, upload_id=created.upload_id
@@ -301,7 +304,7 @@ def _dataset(session: AuthenticatedSession, name: str, csv: str) -> str:
         if state.status.value in ("ready", "failed"):
             assert state.status.value == "ready", state.to_dict()
             return str(created.dataset_id)
-        time.sleep(0.3)
+        pauses.sleep()
     raise AssertionError(f"dataset {name} not ingested")
 
 

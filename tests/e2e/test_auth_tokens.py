@@ -68,9 +68,16 @@ def test_revoked_key_gives_apikey_revoked(live_server: LiveServer) -> None:
 
 
 def test_expired_key_gives_apikey_expired(live_server: LiveServer) -> None:
-    expiry = datetime.now(UTC) + timedelta(seconds=15)  # room for a slow CLI start
-    key = live_server.create_key("expiring-user", expires=expiry.isoformat())
-    assert isinstance(_mint(live_server, key), AuthTokenResponse)
+    # The key must outlive the CLI's start and the first exchange, and the test then waits for
+    # it to expire: a few seconds' margin, doubled (with a new key) whenever a loaded machine
+    # took longer than that, so the exchange that must succeed always ran before the expiry.
+    for margin in (4, 8, 16, 32):
+        expiry = datetime.now(UTC) + timedelta(seconds=margin)
+        key = live_server.create_key("expiring-user", expires=expiry.isoformat())
+        minted = _mint(live_server, key)
+        if datetime.now(UTC) < expiry:
+            break
+    assert isinstance(minted, AuthTokenResponse)
     time.sleep(max(0.0, (expiry - datetime.now(UTC)).total_seconds()) + 0.5)
     parsed = _mint(live_server, key)
     assert isinstance(parsed, AuthTokenError)

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -127,11 +128,12 @@ def _hours_ago(hours: int) -> str:
 
 def _poll(client: httpx.Client, path: str, done: Any, timeout: float = 180) -> Any:
     deadline = time.monotonic() + timeout
+    pauses = Pauses()
     while time.monotonic() < deadline:
         response = client.get(path)
         if response.status_code == 200 and done(response.json()):
             return response.json()
-        time.sleep(0.5)
+        pauses.sleep()
     raise AssertionError(f"{path} not done after {timeout}s")
 
 

@@ -23,6 +23,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.test_dashboard import CHROMIUM, sign_in  # skips the module without Chromium
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -48,11 +49,12 @@ def _span(svg: Any) -> tuple[int, int]:
 
 def _poll(client: httpx.Client, path: str, done: Any, timeout: float = 300) -> Any:
     deadline = time.monotonic() + timeout
+    pauses = Pauses()
     while time.monotonic() < deadline:
         response = client.get(path)
         if response.status_code == 200 and done(response.json()):
             return response.json()
-        time.sleep(0.5)
+        pauses.sleep()
     raise AssertionError(f"{path} not done after {timeout}s")
 
 

@@ -21,6 +21,7 @@ from lastra import LastraReader
 from qtsurfer_sdk import AuthenticatedSession, QTSError, auth
 
 from tests.e2e.backtest_helpers import call, recent_range, wait_prepare, wait_result
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -70,11 +71,12 @@ def wait_upload(
     session: AuthenticatedSession, dataset_id: str, upload_id: str, timeout: float = 120
 ) -> Any:
     deadline = time.monotonic() + timeout
+    pauses = Pauses()
     while time.monotonic() < deadline:
         state = session.get_dataset_upload(dataset_id=dataset_id, upload_id=upload_id)
         if state.status.value in ("ready", "failed"):
             return state
-        time.sleep(0.3)
+        pauses.sleep()
     raise AssertionError(f"upload {upload_id} not ingested after {timeout}s")
 
 
@@ -278,11 +280,12 @@ def test_sweep_on_user_matches_single_executes(
     submitted = call(live_server, dana, "POST", base, json=sweep)
     assert submitted.status_code == 202, submitted.text
     deadline = time.monotonic() + 180
+    pauses = Pauses()
     while True:
         result = call(live_server, dana, "GET", f"{base}/{submitted.json()['sweepId']}").json()
         if result.get("status") not in ("RUNNING", None) or time.monotonic() > deadline:
             break
-        time.sleep(0.5)
+        pauses.sleep()
     assert result["status"] == "COMPLETED", result
     by_period = {row["params"]["sma.period"]: row for row in result["leaderboard"]}
     for period in (3, 8):
@@ -488,11 +491,12 @@ def test_cex_import_from_sim_builds_a_version(
     assert created["jobId"]
     path = f"/datasets/{created['datasetId']}/imports/{created['importId']}"
     deadline = time.monotonic() + 180
+    pauses = Pauses()
     while True:
         state = call(live_server, dana, "GET", path).json()
         if state["status"] in ("ready", "failed") or time.monotonic() > deadline:
             break
-        time.sleep(0.5)
+        pauses.sleep()
     assert state["status"] == "ready", state
     closes = sim_minute_closes(live_server, frm, to)
     version = state["version"]

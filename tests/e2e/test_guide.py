@@ -34,6 +34,7 @@ from tests.support.guide import (
     guide_blocks,
     guide_pages,
 )
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 
 ROOT = GUIDE_DIR.parents[1]
@@ -86,11 +87,12 @@ def _register(server: LiveServer, session: AuthenticatedSession, block: Block) -
 def _verdict(server: LiveServer, session: AuthenticatedSession, strategy_id: str) -> dict[str, Any]:
     session.validate_strategy(strategy_id)
     deadline = time.monotonic() + 120
+    pauses = Pauses()
     while time.monotonic() < deadline:
         state: dict[str, Any] = call(server, session, "GET", f"/strategy/{strategy_id}").json()
         if state["validation"] != "pending":
             return state
-        time.sleep(0.3)
+        pauses.sleep()
     raise AssertionError(f"validation of {strategy_id} still pending")
 
 

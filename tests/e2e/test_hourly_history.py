@@ -16,6 +16,7 @@ import pytest
 from qtsurfer_sdk import AuthenticatedSession, auth
 
 from tests.e2e.backtest_helpers import call, wait_prepare
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.unit.marketdata.binance_files import Kline, write_klines
 
@@ -61,10 +62,11 @@ def fx(live_server: LiveServer, tmp_path_factory: pytest.TempPathFactory) -> Aut
     out = live_server.cli("ingest", "--exchange", "fxhist", str(path)).stdout
     assert "EUR/USDT" in out
     deadline = time.monotonic() + 15
+    pauses = Pauses()
     while time.monotonic() < deadline:
         if any(e["id"] == "fxhist" for e in httpx.get(f"{live_server.base_url}/exchanges").json()):
             break
-        time.sleep(0.5)
+        pauses.sleep()
     return auth(live_server.create_key("fx-trader"), base_url=live_server.base_url)
 
 

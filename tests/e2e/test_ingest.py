@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from lastra import LastraReader
 
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.unit.marketdata.binance_files import Kline, Trade, write_klines, write_trades
 
@@ -58,11 +59,12 @@ def ingested(live_server: LiveServer, tmp_path_factory: pytest.TempPathFactory) 
     assert "ARB/USDT" in out
     # The catalogue caches exchange lists for up to 10 s (docs/configuration.md).
     deadline = time.monotonic() + 15
+    pauses = Pauses()
     while time.monotonic() < deadline:
         exchanges = httpx.get(f"{live_server.base_url}/exchanges").json()
         if any(e["id"] == "binance" for e in exchanges):
             break
-        time.sleep(0.5)
+        pauses.sleep()
     return live_server
 
 

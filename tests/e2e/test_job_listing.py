@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from tests.e2e.backtest_helpers import recent_range
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -30,11 +31,12 @@ def _client(server: LiveServer, user: str) -> httpx.Client:
 
 def _poll(client: httpx.Client, path: str, done: Any, timeout: float = 240) -> Any:
     deadline = time.monotonic() + timeout
+    pauses = Pauses()
     while time.monotonic() < deadline:
         response = client.get(path)
         if response.status_code == 200 and done(response.json()):
             return response.json()
-        time.sleep(0.4)
+        pauses.sleep()
     raise AssertionError(f"{path} not done after {timeout}s")
 
 

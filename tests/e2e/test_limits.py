@@ -20,6 +20,7 @@ import pytest
 from qtsurfer_sdk import AuthenticatedSession, auth
 
 from tests.e2e.backtest_helpers import call, recent_range, wait_prepare, wait_result
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -304,11 +305,12 @@ def _burner(n: int) -> str:
 
 def _verdict(session: AuthenticatedSession, strategy_id: str, timeout: float = 300) -> Any:
     deadline = time.monotonic() + timeout
+    pauses = Pauses()
     while time.monotonic() < deadline:
         state = session.get_strategy(strategy_id)
         if state.validation.value in ("passed", "failed"):
             return state
-        time.sleep(0.2)
+        pauses.sleep()
     raise AssertionError(f"validation of {strategy_id} did not finish")
 
 

@@ -17,6 +17,7 @@ import pytest
 from qtsurfer_sdk import AuthenticatedSession, auth
 
 from tests.e2e.backtest_helpers import call, recent_range, wait_prepare, wait_result
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -96,9 +97,10 @@ def test_a_sweep_stops_at_the_tiers_worker_time_and_keeps_its_rows(server: LiveS
     sweep_id = accepted.json()["sweepId"]
 
     deadline = time.monotonic() + 180
+    pauses = Pauses()
     while (body := call(server, free, "GET", f"{path}/{sweep_id}").json())["status"] == "RUNNING":
         assert time.monotonic() < deadline, body["progress"]
-        time.sleep(0.3)
+        pauses.sleep()
 
     assert body["status"] == "PARTIAL", body["status"]
     assert "maxSweepWorkerSeconds of 1" in body["failReason"], body["failReason"]
@@ -127,9 +129,10 @@ def test_a_trials_curve_is_stored_thinned_out_keeping_its_extremes(server: LiveS
     assert accepted.status_code == 202, accepted.text
     sweep_id = accepted.json()["sweepId"]
     deadline = time.monotonic() + 180
+    pauses = Pauses()
     while (body := call(server, pro, "GET", f"{path}/{sweep_id}").json())["status"] == "RUNNING":
         assert time.monotonic() < deadline
-        time.sleep(0.3)
+        pauses.sleep()
     rows = [r for r in body["leaderboard"] if r.get("equityCurve")]
     row = max(rows, key=lambda r: r["trades"])
     assert row["trades"] + 1 > CURVE_MAX_POINTS, "the test needs a trial with more trades"

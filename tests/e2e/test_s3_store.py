@@ -17,6 +17,7 @@ import pytest
 from qtsurfer_sdk import AuthenticatedSession, auth
 
 from tests.e2e.backtest_helpers import call, recent_range, wait_prepare, wait_result
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.support.services import S3_TEST_CREDENTIALS, s3_server
 from tests.support.strategies import source
@@ -63,11 +64,12 @@ def test_dataset_upload_goes_through_s3_presigned_urls(
     assert waiting.status.value == "uploading"
     gina.finalize_dataset_upload(dataset_id=created.dataset_id, upload_id=created.upload_id)
     deadline = time.monotonic() + 120
+    pauses = Pauses()
     while True:
         state = gina.get_dataset_upload(dataset_id=created.dataset_id, upload_id=created.upload_id)
         if state.status.value in ("ready", "failed") or time.monotonic() > deadline:
             break
-        time.sleep(0.3)
+        pauses.sleep()
     assert state.status.value == "ready", state.to_dict()
     assert state.version.rows == 3600
     assert state.version.cadence == "1s"

@@ -8,6 +8,7 @@ import httpx
 import pytest
 from qtsurfer_sdk import AuthenticatedSession, QTSCompileError, QTSError, auth
 
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -18,11 +19,12 @@ def _session(server: LiveServer, user: str) -> AuthenticatedSession:
 
 def _wait_verdict(session: AuthenticatedSession, strategy_id: str, timeout: float = 120):  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
+    pauses = Pauses()
     while time.monotonic() < deadline:
         state = session.get_strategy(strategy_id)
         if state.validation.value not in ("pending",):
             return state
-        time.sleep(0.3)
+        pauses.sleep()
     raise AssertionError(f"validation of {strategy_id} still pending after {timeout}s")
 
 

@@ -18,6 +18,7 @@ from qtsurfer.api.client._generated.models.get_sweep_result_ranking import GetSw
 from qtsurfer_sdk import AuthenticatedSession, QTSError, auth
 
 from tests.e2e.backtest_helpers import call, recent_range, wait_prepare, wait_result
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -73,11 +74,12 @@ def wait_sweep(
     session: AuthenticatedSession, prepared: str, sweep_id: str, timeout: float = 300, **query: str
 ) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
+    pauses = Pauses()
     while time.monotonic() < deadline:
         result = result_of(session, prepared, sweep_id, **query)
         if result["progress"]["pendingShards"] == 0 and result["status"] != "RUNNING":
             return result
-        time.sleep(0.3)
+        pauses.sleep()
     raise AssertionError(f"sweep {sweep_id} not finished after {timeout}s")
 
 

@@ -21,6 +21,7 @@ from qtsurfer_sdk import AuthenticatedSession, auth
 
 from tests.e2e.backtest_helpers import call, recent_range, wait_prepare, wait_result
 from tests.support.attacks import compile_bomb
+from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -199,11 +200,12 @@ def _register(server: LiveServer, session: AuthenticatedSession, text: str) -> h
 def _wait_verdict(session: AuthenticatedSession, strategy_id: str, timeout: float = 120) -> Any:
     session.validate_strategy(strategy_id)
     deadline = time.monotonic() + timeout
+    pauses = Pauses()
     while time.monotonic() < deadline:
         state = session.get_strategy(strategy_id)
         if state.validation.value not in ("pending", "not_validated"):
             return state
-        time.sleep(0.2)
+        pauses.sleep()
     raise AssertionError(f"no verdict for {strategy_id} after {timeout} s")
 
 

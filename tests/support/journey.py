@@ -17,6 +17,7 @@ from typing import Any
 
 from qtsurfer_sdk import auth
 
+from tests.support.polling import Pauses
 from tests.support.strategies import source
 
 TERMINAL = ("Completed", "Failed", "Aborted")
@@ -24,11 +25,12 @@ TERMINAL = ("Completed", "Failed", "Aborted")
 
 def _poll(fetch: Any, done: Any, timeout: float = 240) -> Any:
     deadline = time.monotonic() + timeout
+    pauses = Pauses()
     while time.monotonic() < deadline:
         value = fetch()
         if done(value):
             return value
-        time.sleep(0.3)
+        pauses.sleep()
     raise TimeoutError("the journey step did not finish in time")
 
 

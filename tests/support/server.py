@@ -6,6 +6,9 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -26,6 +29,19 @@ def is_service_setting(name: str) -> bool:
 def harness_environment() -> dict[str, str]:
     """This process's environment without the developer's service settings."""
     return {k: v for k, v in os.environ.items() if not is_service_setting(k)}
+
+
+@contextmanager
+def _environment(env: dict[str, str]) -> Iterator[None]:
+    """``os.environ`` is ``env`` inside the block (settings are read from the environment)."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 class LiveServer:
@@ -94,10 +110,22 @@ class LiveServer:
         return result
 
     def create_key(self, user: str, tier: str = "pro", expires: str | None = None) -> str:
-        args = ["apikey", "create", "--user", user, "--tier", tier]
-        if expires:
-            args += ["--expires", expires]
-        return self.cli(*args).stdout.strip().splitlines()[-1]
+        """A key with every scope, made by the key administration ``backtestd apikey create``
+        runs, in this process and with this server's settings.
+
+        Most tests need a key only to get going; a ``backtestd`` process per key cost about a
+        second of start-up (CPU, most of it imports) each, several minutes a suite. The command
+        itself is driven by the tests of the CLI (``cli("apikey", "create", ...)``).
+        """
+        from backtestd.services.key_admin import key_admin
+        from backtestd.settings import load_settings
+
+        expires_at = datetime.fromisoformat(expires.replace("Z", "+00:00")) if expires else None
+        with _environment(self.env):
+            settings = load_settings()
+        with key_admin(settings) as auth:
+            _record, raw_key = auth.create_key(user, tier, expires_at)
+        return raw_key
 
     def token(self, key: str) -> str:
         response = httpx.post(f"{self.base_url}/auth/token", headers={"X-API-Key": key})
