@@ -161,7 +161,9 @@ def test_klines_publish_final_1s_bars_in_order_and_drop_what_the_gap_cut(
     gaps = [e for e in events if isinstance(e, LiveGap)]
     assert len(gaps) == 1
     assert events.index(gaps[0]) == 4
-    assert s + 2950 <= gaps[0].from_ms < gaps[0].to_ms < s + 4900
+    # The replay server drops the connection about 3 s in; the feed notices it then, give or
+    # take the scheduler (it was seen 1 ms early on a loaded machine).
+    assert s + 2500 <= gaps[0].from_ms < gaps[0].to_ms < s + 4900
     assert (feed.reconnects, feed.connections) == (1, 2)
     assert feed.late_messages == 1  # the repeat of BTC's bar of +1 s after the gap
     assert server.paths == ["/stream?streams=btcusdt@kline_1s/ethusdt@kline_1s"] * 2
