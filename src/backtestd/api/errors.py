@@ -9,6 +9,7 @@ the API documents 400 for invalid requests). ``POST /auth/token`` rejections use
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -68,22 +69,24 @@ def domain_error_response(exc: BacktestdError) -> JSONResponse:
 
     Also used by middleware, which runs outside the exception handlers.
     """
-    response = error_response(_status_for(exc), exc.message, _envelope(exc))
+    response = error_response(status_for(exc), exc.message, _envelope(exc))
     if exc.retry_after is not None:
         response.headers["Retry-After"] = str(exc.retry_after)
     return response
 
 
-def _status_for(error: BacktestdError) -> int:
+def status_for(error: BacktestdError) -> int:
+    """The HTTP status of a domain error (500 for one the table does not know)."""
     for cls in type(error).__mro__:
         if cls in STATUS_BY_ERROR:
             return STATUS_BY_ERROR[cls]
     return 500
 
 
-def _describe_validation(exc: RequestValidationError) -> str:
+def describe_validation(errors: Sequence[Mapping[str, Any]]) -> str:
+    """One message naming every field a request failed on (FastAPI's or pydantic's errors)."""
     problems = []
-    for err in exc.errors():
+    for err in errors:
         loc = [str(p) for p in err.get("loc", ()) if p != "body"]
         where = ".".join(loc) if loc else "request body"
         problems.append(f"{where}: {err.get('msg', 'invalid')}")
@@ -107,7 +110,9 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
         return error_response(
-            400, _describe_validation(exc), {"reason": "INVALID_REQUEST", "retryable": False}
+            400,
+            describe_validation(exc.errors()),
+            {"reason": "INVALID_REQUEST", "retryable": False},
         )
 
     @app.exception_handler(StarletteHTTPException)

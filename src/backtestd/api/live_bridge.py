@@ -18,11 +18,12 @@ from typing import Any
 
 from anyio import to_thread
 
+from backtestd.api.errors import status_for
 from backtestd.api.live_channel.hub import ChannelHub
 from backtestd.api.live_channel.ports import LiveParamsRpcError
-from backtestd.api.live_wire import signal_wire
+from backtestd.api.live_wire import params_result_wire, signal_wire
 from backtestd.domain.live import LiveRunRecord
-from backtestd.errors import BacktestdError, Conflict, InvalidInput, NotFound
+from backtestd.errors import BacktestdError
 from backtestd.services.live.control import LiveControl
 from backtestd.services.live.runs import LiveRunService
 from backtestd.storage.db.engine import Database
@@ -72,20 +73,13 @@ class ParamsRpc:
             raise LiveParamsRpcError(400, "params must be an object of declared properties")
         try:
             result = await to_thread.run_sync(self._control.update_params, user_id, run_id, params)
-        except (InvalidInput, NotFound, Conflict) as error:
-            code = (
-                400
-                if isinstance(error, InvalidInput)
-                else (404 if isinstance(error, NotFound) else 409)
-            )
-            raise LiveParamsRpcError(code, error.message) from None
         except BacktestdError as error:
-            raise LiveParamsRpcError(409, error.message) from None
-        return {
-            "runId": result.run_id,
-            "paramsVersion": result.params_version,
-            "effectiveAtMs": result.effective_at_ms,
-        }
+            # The REST route's status for the same refusal (400, 404, 409), else 409.
+            status = status_for(error)
+            raise LiveParamsRpcError(
+                status if status in (400, 404) else 409, error.message
+            ) from None
+        return params_result_wire(result).model_dump()
 
 
 class SignalBridge:

@@ -23,6 +23,7 @@ from backtestd.domain.live import (
 )
 from backtestd.domain.marketdata import DataType
 from backtestd.errors import InvalidInput
+from backtestd.services.live.control import ParamsUpdated
 
 STALE_AFTER_MS = 180_000
 _ORDER_KEYS = {
@@ -93,6 +94,15 @@ def _camel(name: str) -> str:
 def _camel_keys(data: Mapping[str, Any]) -> dict[str, object]:
     """``counter_amount`` -> ``counterAmount``, one level deep (paper item data is flat)."""
     return {_camel(key): value for key, value in data.items()}
+
+
+def params_result_wire(result: ParamsUpdated) -> wire.LiveParamsUpdateResult:
+    """``LiveParamsUpdateResult``: the answer of ``PUT .../params`` and of the channel's RPC."""
+    return wire.LiveParamsUpdateResult(
+        runId=result.run_id,
+        paramsVersion=result.params_version,
+        effectiveAtMs=result.effective_at_ms,
+    )
 
 
 def source_wire(source: LiveSource) -> wire.LiveSource:

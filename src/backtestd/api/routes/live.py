@@ -13,8 +13,10 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from backtestd.api.deps import LiveRead, LiveWrite, ServicesDep
+from backtestd.api.errors import describe_validation
 from backtestd.api.live_wire import (
     compact_wire,
+    params_result_wire,
     public_wire,
     run_wire,
     signal_wire,
@@ -53,11 +55,7 @@ async def _body(request: Request, model: type[Body], *, optional: bool = False) 
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            where = ".".join(str(p) for p in err.get("loc", ())) or "body"
-            problems.append(f"{where}: {err.get('msg', 'invalid')}")
-        raise InvalidInput("invalid request: " + "; ".join(problems)) from None
+        raise InvalidInput(describe_validation(exc.errors())) from None
 
 
 def _now(services: Any) -> int:
@@ -222,11 +220,7 @@ async def update_live_params(
     result = await run_in_threadpool(
         services.live_control.update_params, principal.user_id, runId, body.params
     )
-    return wire.LiveParamsUpdateResult(
-        runId=result.run_id,
-        paramsVersion=result.params_version,
-        effectiveAtMs=result.effective_at_ms,
-    )
+    return params_result_wire(result)
 
 
 @router.post(
