@@ -38,6 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.support.server import LiveServer  # noqa: E402
 from tests.support.strategies import source  # noqa: E402
 
+import handwritten_sweep  # noqa: E402
+
 GRID = {"fast": {"from": 5, "to": 50, "step": 5}, "slow": {"from": 20, "to": 200, "step": 20}}
 
 
@@ -273,6 +275,12 @@ def main() -> None:
         "service's recorded end (state.endTime) shows what the polling itself costs",
     )
     parser.add_argument(
+        "--handwritten",
+        action="store_true",
+        help="also time the grid as a hand-written numba loop over the same close prices "
+        "(handwritten_sweep.py), the floor the warm sweeps are compared against",
+    )
+    parser.add_argument(
         "--timeline",
         action="store_true",
         help="print how each sweep's progress moved while it was polled (every 50 ms)",
@@ -282,6 +290,7 @@ def main() -> None:
     TIMELINE = [] if args.timeline else None
     SHARDS = args.shards
     POLL_INTERVAL = args.poll_interval
+    warm_ends: list[float] = []
     end = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=2)
     with tempfile.TemporaryDirectory() as tmp:
         server = LiveServer(Path(tmp), extra_env=dict(kv.split("=", 1) for kv in args.server_env))
@@ -334,7 +343,6 @@ def main() -> None:
                     f"per GET, {server_cpu / 10 * 1000:.0f} ms of server CPU each"
                 )
                 print_peaks(f"after {len(rows)} vectors", server.process.pid)
-                warm_ends: list[float] = []
                 for shift in range(1, args.warm_sweeps + 1):
                     shifted = {
                         "fast": {**GRID["fast"], "from": 5 + shift, "to": 50 + shift},
@@ -366,9 +374,27 @@ def main() -> None:
             print(f"bars: {close.size}")
         finally:
             server.stop()
+    if args.handwritten:
+        floor = handwritten_sweep.timed(close)
+        if floor is None:
+            print("hand-written numba loop: numba not installed (uv sync --group bench)")
+        else:
+            best = min(floor)
+            print(
+                f"hand-written numba loop, same {close.size} bars, 100 vectors on "
+                f"{os.cpu_count()} cores: {', '.join(f'{s:.3f}' for s in floor)} s "
+                f"({best / (100 * close.size) * 1e9:.2f} ns per vector-bar)"
+            )
+            if warm_ends:
+                print(
+                    f"  warm sweep median / hand-written best: "
+                    f"{statistics.median(warm_ends) / best:.1f}x"
+                )
     part = close[: int(close.size * args.vbt_fraction)]
-    measured = vectorbt_grid(part, args.vbt_chunk)
-    if measured is None:
+    measured = vectorbt_grid(part, args.vbt_chunk) if part.size else None
+    if not part.size:
+        print("vectorbt: not run (--vbt-fraction 0)")
+    elif measured is None:
         print("vectorbt: not installed (uv sync --group bench --group dev)")
     else:
         vbt_s, combos = measured
