@@ -25,7 +25,8 @@ final class Window {
     }
 
     void arm(long t) {
-        start = Math.floorDiv(t, period) * period;
+        long since = t - end;
+        start = since >= 0 && since < period ? end : Math.floorDiv(t, period) * period;
         end = start + period;
         armed = true;
     }
