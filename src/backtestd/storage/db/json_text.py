@@ -12,10 +12,12 @@ curve while the sweep runs, and that decoding was the largest part of a poll's C
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import orjson
 
 
@@ -51,19 +53,31 @@ def decode_numbers(text: str | bytes) -> Any:
         return json.loads(text)
 
 
-def encode_numbers(value: Mapping[str, Sequence[float]]) -> EncodedJSON:
-    """A mapping of number lists, encoded fast.
+def encode_numbers(value: Mapping[str, Sequence[float] | float | None]) -> EncodedJSON:
+    """A mapping of number lists (and single numbers or None), encoded fast.
 
     orjson writes a non-finite float as ``null`` where ``json.dumps`` writes ``NaN`` or
-    ``Infinity``; numbers are the only values here, so a ``null`` in the text means such a
-    number, and that value is encoded the ordinary way instead.
+    ``Infinity``; only when the text holds a ``null`` that came from such a number, not from a
+    None (a curve stored whole has ``full_points`` None), is the value encoded the ordinary way
+    instead (a curve always holding a None once sent every curve down that path, 15 ms each).
 
     >>> encode_numbers({"ts": [0, 60_000], "eq": [100.0, 1e-05]}).text
     '{"ts":[0,60000],"eq":[100.0,0.00001]}'
     >>> encode_numbers({"eq": [float("nan")]}).text
     '{"eq": [NaN]}'
+    >>> encode_numbers({"eq": [1.5], "full_points": None}).text
+    '{"eq":[1.5],"full_points":null}'
     """
     text = orjson.dumps(value)
-    if b"null" in text:
+    if b"null" in text and any(_non_finite(v) for v in value.values()):
         return EncodedJSON(json.dumps(value))
     return EncodedJSON(text.decode())
+
+
+def _non_finite(value: Sequence[float] | float | None) -> bool:
+    """Whether ``value`` is or holds a NaN or an infinity."""
+    if value is None:
+        return False
+    if isinstance(value, int | float):
+        return not math.isfinite(value)
+    return not bool(np.isfinite(np.asarray(value, dtype=np.float64)).all())
