@@ -68,7 +68,7 @@ function figures(account) {
     ? `<h3>By instrument</h3>${tableWrap(`<table class="paper-instruments nowrap"><thead><tr><th>Instrument</th><th>Trades</th><th>Wins / losses</th><th>Realised</th><th>Of capital</th><th>Unrealised</th></tr></thead><tbody>${instrumentRows(account)}</tbody></table>`)}`
     : "";
   return `<div class="columns">
-    <div>${tableWrap(`<table class="paper-figures"><tbody>
+    <div><h3>Account</h3>${tableWrap(`<table class="paper-figures"><tbody>
       <tr><th>Equity</th><td class="paper-equity" data-value="${esc(account.equity)}">${esc(money(account.equity, c))}</td></tr>
       <tr><th>Realised PnL</th><td class="paper-realised" data-value="${esc(account.realisedPnl)}">${esc(money(account.realisedPnl, c))}</td></tr>
       <tr><th>Unrealised PnL</th><td class="paper-unrealised" data-value="${esc(account.unrealisedPnl ?? "")}">${unrealised}</td></tr>
