@@ -177,16 +177,42 @@ def test_a_run_without_paper_has_no_paper_section_and_one_without_fills_says_wha
         assert reads.urls == [], "a run without paper must not read the paper routes"
         user.stop(plain)
 
-        started = user.start(quiet, paper={}, relay=False, name="never trades")
-        assert started.status_code == 201, started.text
-        quiet_id = started.json()["runId"]
+        # started from the form's paper block: a refusal is the service's message, word for
+        # word; then a run that never trades says what to expect
+        sent: list[dict[str, Any]] = []
+        tab.on(
+            "request",
+            lambda r: sent.append(r.post_data_json)
+            if r.method == "POST" and r.url.endswith("/live")
+            else None,
+        )
+        _open(tab, server, "#/live", "#live-form #paper-block")
+        tab.select_option("#live-form select[name=strategy]", quiet)
+        tab.click("#paper-block summary")
+        tab.fill("#live-form input[name=paperFunding]", "0")
+        assert tab.is_checked("#live-form input[name=paper]")  # a paper field turns it on
+        tab.select_option("#live-form select[name=paperOutput]", "mix")
+        tab.click("#live-form button[type=submit]")
+        tab.wait_for_selector("#live-error:not(:empty)")
+        assert sent[-1]["paper"] == {"initialFunding": 0, "accounts": "currency", "output": "mix"}
+        refusal = user.client.post(f"/strategy/{quiet}/live", json=sent[-1])
+        assert refusal.status_code == 400
+        assert tab.inner_text("#live-error") == refusal.json()["message"]
+        assert "initialFunding" in refusal.json()["message"]
+        tab.fill("#live-form input[name=paperFunding]", "250")
+        tab.click("#live-form button[type=submit]")
+        tab.wait_for_selector("#paper-note[data-accounts]", timeout=WAIT_MS)
+        quiet_id = tab.url.split("#/live/")[1]
+        started_paper = user.run(quiet_id)["paper"]
+        assert (started_paper["initialFunding"], started_paper["output"]) == (250.0, "mix")
+        assert started_paper["accounts"] == "currency"
         user.wait_run(quiet_id, lambda r: (r.get("stats") or {}).get("processed", 0) > 0)
-        _open(tab, server, f"#/live/{quiet_id}", "#paper-note[data-accounts]")
+        tab.wait_for_timeout(2500)  # a refresh after the run has had live updates
         assert user.client.get(f"/live/{quiet_id}/paper").json()["accounts"] == []
         note = _cell(tab, "#paper-note")
         assert note.startswith("No fills yet: the first fill appears when the strategy emits")
         assert tab.locator(".paper-account").count() == 0
-        assert "100.00 of each account's currency" in _cell(tab, "#paper-config")
+        assert "250.00 of each account's currency" in _cell(tab, "#paper-config")
     finally:
         user.client.delete(f"/strategy/{plain}/live")
         user.client.delete(f"/strategy/{quiet}/live")
