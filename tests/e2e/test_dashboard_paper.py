@@ -192,6 +192,11 @@ def test_a_run_without_paper_has_no_paper_section_and_one_without_fills_says_wha
         tab.fill("#live-form input[name=paperFunding]", "0")
         assert tab.is_checked("#live-form input[name=paper]")  # a paper field turns it on
         tab.select_option("#live-form select[name=paperOutput]", "mix")
+        tab.set_viewport_size({"width": NARROW, "height": 844})
+        tab.locator("#paper-block").screenshot(path=str(SCREENSHOTS / "paper-dash-form-390.png"))
+        width = tab.evaluate("document.documentElement.scrollWidth")
+        assert width <= NARROW, tab.evaluate(WIDER_THAN_VIEWPORT)
+        tab.set_viewport_size({"width": WIDE, "height": 900})
         tab.click("#live-form button[type=submit]")
         tab.wait_for_selector("#live-error:not(:empty)")
         assert sent[-1]["paper"] == {"initialFunding": 0, "accounts": "currency", "output": "mix"}
