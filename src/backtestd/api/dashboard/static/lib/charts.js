@@ -39,16 +39,19 @@ export function drawdownPercent(ys) {
   return ys.map((y) => { peak = Math.max(peak, y); return peak > 0 ? (y / peak - 1) * 100 : 0; });
 }
 
-// lineChart(container, {xs, ys, area, markers:[{x, y, side}], onZoom}) or, for several curves
-// on one set of axes, lineChart(container, {series:[{xs, ys, label, id}], highlight: id}).
+// lineChart(container, {xs, ys, area, markers:[{x, y, side}], gaps:[x], onZoom}) or, for several
+// curves on one set of axes, lineChart(container, {series:[{xs, ys, label, id}], highlight: id}).
 // -> {zoom(lo, hi), reset(), svg}. `onZoom([lo, hi] | null)` is told of the user's zooms.
+// `gaps` are times where the record has a hole: the line is broken there (never drawn across
+// it) and a dashed vertical mark stands at each.
 export function lineChart(container, opts) {
   container.innerHTML = "";
   const series = opts.series || [{ xs: opts.xs, ys: opts.ys }];
   const width = Math.max(300, container.clientWidth || 900), height = 260;
   const pad = { l: 60, r: 14, t: 14, b: 30 };
   const total = series.reduce((n, s) => n + s.xs.length, 0);
-  const svg = el("svg", { class: "chart", viewBox: `0 0 ${width} ${height}`, "data-points": total, "data-series": series.length, role: "img", "aria-label": opts.label || "line chart" }, container);
+  const gaps = [...(opts.gaps || [])].sort((a, b) => a - b);
+  const svg = el("svg", { class: "chart", viewBox: `0 0 ${width} ${height}`, "data-points": total, "data-series": series.length, "data-gaps": gaps.length, role: "img", "aria-label": opts.label || "line chart" }, container);
   const fullRange = () => [Math.min(...series.map((s) => s.xs[0])), Math.max(...series.map((s) => s.xs[s.xs.length - 1]))];
   let range = fullRange();
 
@@ -80,7 +83,13 @@ export function lineChart(container, opts) {
     el("text", { x: width - pad.r, y: height - 9, "text-anchor": "end" }, svg).textContent = utc(x1);
     visible.forEach(([xs, ys], k) => {
       if (!xs.length) return;
-      const line = xs.map((x, i) => `${i ? "L" : "M"}${sx(x).toFixed(1)},${sy(ys[i]).toFixed(1)}`).join("");
+      // A new subpath ("M") after each gap: xs[i-1] < gap <= xs[i] is never joined.
+      let g = 0;
+      const line = xs.map((x, i) => {
+        while (g < gaps.length && gaps[g] <= (i ? xs[i - 1] : x)) g++;
+        const broken = i > 0 && g < gaps.length && gaps[g] <= x;
+        return `${i && !broken ? "L" : "M"}${sx(x).toFixed(1)},${sy(ys[i]).toFixed(1)}`;
+      }).join("");
       const s = series[k];
       if (opts.area) {
         // The fill closes along the zero line, without a stroke; the curve is stroked on its
@@ -97,6 +106,11 @@ export function lineChart(container, opts) {
       if (s.id !== undefined) path.setAttribute("data-id", s.id);
       if (s.label) el("title", {}, path).textContent = s.label;
     });
+    for (const t of gaps) {
+      if (t < x0 || t > x1) continue;
+      const mark = el("line", { class: "gap", x1: sx(t), y1: pad.t, x2: sx(t), y2: height - pad.b }, svg);
+      el("title", {}, mark).textContent = `gap at ${utc(t)}: positions lost to a restart`;
+    }
     for (const m of opts.markers || []) {
       if (m.x < x0 || m.x > x1) continue;
       const dot = el("circle", { class: m.side > 0 ? "buy" : "sell", cx: sx(m.x), cy: sy(m.y), r: 4 }, svg);

@@ -1,5 +1,5 @@
 // Live runs: start one from a registered strategy (its source from the exchanges' live
-// segments, its declared properties as parameters), every run of the account with its stage,
+// segments, its declared properties as parameters, optionally on paper), every run of the account with its stage,
 // state, desired state and gate verdict (kept current while the page is shown), and the public
 // catalogue, which names no owner. One run's page is views/live_run.js.
 import { api, showError, strategyNames } from "../lib/api.js";
@@ -39,6 +39,27 @@ function publicRow(r) {
     <td>${esc(sourceLabel(r.sources))}</td><td>${pill(r.state)}</td><td class="nowrap">${esc(startedLabel(r.createdAtMs))}</td></tr>`;
 }
 
+// The optional paper block: simulated fills and paper accounts (shown on the run's page). Only
+// the fields filled in are sent; the service fills in its defaults and says what it refuses.
+const PAPER_BLOCK = `<details id="paper-block"><summary>Paper trading</summary>
+  <label class="check"><input type="checkbox" name="paper" value="true"> Trade on paper: fill the strategy's hints as a backtest would and keep paper accounts (nothing reaches an exchange)</label>
+  <div class="row">
+    <div><label>Initial funding (each account, in its own currency)</label><input name="paperFunding" type="number" step="any" placeholder="100"></div>
+    <div><label>Fee rate (0.001 is 0.1 %)</label><input name="paperFee" type="number" step="any" placeholder="0.001"></div>
+    <div><label>Share of the free balance per entry (%)</label><input name="paperLock" type="number" step="any" placeholder="10 shared, 100 per instrument"></div>
+    <div><label>Accounts</label><select name="paperAccounts"><option value="currency">one per quote currency (shared by its pairs)</option><option value="instrument">one per instrument (isolated)</option></select></div>
+    <div><label>Output</label><select name="paperOutput"><option value="separate">separate: paper reads only</option><option value="mix">mix: paper items in the signals too</option></select></div>
+  </div></details>`;
+
+function paperBody(f) {
+  const paper = { accounts: f.get("paperAccounts"), output: f.get("paperOutput") };
+  for (const [field, key] of [["paperFunding", "initialFunding"], ["paperFee", "feeRate"], ["paperLock", "percentAmountToLock"]]) {
+    const text = String(f.get(field) ?? "").trim();
+    if (text !== "") paper[key] = Number(text);
+  }
+  return paper;
+}
+
 const NO_RUNS = '<tr class="empty"><td colspan="9" class="muted">No live runs yet: start one above.</td></tr>';
 const NO_PUBLIC = '<tr class="empty"><td colspan="4" class="muted">No public runs right now. A run started with visibility public is listed here once it has passed its sandbox trial (stage LIVE).</td></tr>';
 
@@ -67,6 +88,7 @@ async function liveView() {
       <p class="muted">Your plan's shortest trial is ${esc(minSandbox)} minutes. A strategy whose earlier run passed its trial starts live at once unless you force a new trial.</p>
       <label class="check"><input type="checkbox" name="relay" value="true" checked> Relay: push every signal to the live channel as it is produced (watch it on the run's page)</label>
       <label class="check"><input type="checkbox" name="sandbox" value="true"> Force a new sandbox trial</label>
+      ${PAPER_BLOCK}
       <p><button type="submit">Start live run</button></p><p class="error" id="live-error" role="alert"></p></form>`;
   }
   view().innerHTML = `
@@ -102,6 +124,8 @@ function wireStartForm(form) {
     } catch (err) { showError("#live-error", err); }
   };
   form.strategy.addEventListener("change", loadStrategy);
+  // Filling in a paper field means paper trading.
+  $("#paper-block").addEventListener("input", (e) => { if (e.target.name !== "paper") form.paper.checked = true; });
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     $("#live-error").textContent = "";
@@ -115,6 +139,7 @@ function wireStartForm(form) {
     if (Object.keys(params).length) body.params = params;
     if (f.get("sandboxMinutes")) body.sandboxMinutes = Number(f.get("sandboxMinutes"));
     if (String(f.get("name") || "").trim()) body.name = String(f.get("name")).trim();
+    if (f.get("paper") === "true") body.paper = paperBody(f);
     const button = form.querySelector("button[type=submit]");
     button.disabled = true;
     try {

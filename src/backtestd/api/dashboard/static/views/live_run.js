@@ -1,4 +1,5 @@
-// One live run: its detail (read again every few seconds), its parameters (a change shows the
+// One live run: its detail (read again every few seconds), its paper accounts when it trades on
+// paper (views/live_paper.js, read on the same beat), its parameters (a change shows the
 // new paramsVersion), stop, the signals pushed over the live channel while the page is open,
 // and the recorded signals page by page. A run of someone else's that is public and live opens
 // here too, read-only: its signals, no detail (the API keeps that to the owner).
@@ -8,6 +9,7 @@ import { params as paramsText, utc, utcSeconds } from "../lib/format.js";
 import { watchRun } from "../lib/live_channel.js";
 import { poll, whileShown } from "../lib/poll.js";
 import { register } from "../lib/router.js";
+import { paperSection, paperUpdater } from "./live_paper.js";
 import { SIGNAL_HEAD, gateClass, gateLabel, nextCursor, paramFields, paramsFrom, pill, runLabel, signalRow, sourceLabel } from "./live_shared.js";
 
 const REFRESH_MS = 2000;
@@ -211,6 +213,7 @@ async function liveRunView(runId) {
       </tbody><tbody id="run-fields">${detailRows(run)}</tbody></table>`)}
       <p><button type="button" class="danger" id="stop-run" ${run.desired === "RUNNING" ? "" : "hidden"}>Stop run</button></p>
       <p class="error" id="run-error" role="alert"></p><p class="error" id="refresh-error" role="alert"></p></section>
+    ${paperSection(run)}
     <section class="card"><h2>Parameters</h2>
       <p class="muted">New values apply a few seconds of market time ahead, in both executions at the same position; every accepted change moves the parameter version.</p>
       ${strategy.note ? `<p class="error" id="params-error">${esc(strategy.note)} (the strategy's properties cannot be read, so they cannot be changed here)</p>` : paramForm(strategy.declared, run)}</section>
@@ -249,6 +252,7 @@ async function liveRunView(runId) {
   });
 
   watch(runId, run);
+  const paper = run.paper ? paperUpdater(runId) : null;
   const firstPage = recordedPages(runId);
   await firstPage().catch((err) => showError("#signals-error", err));
   // Read again until the run has ended for good (stopped, or failed after a stop).
@@ -258,6 +262,8 @@ async function liveRunView(runId) {
       redraw((await api("GET", `/live/${encodeURIComponent(runId)}`)).data);
       $("#refresh-error").textContent = "";
     } catch (err) { showError("#refresh-error", err); }
+    // Read after the detail: once that says the run ended, this read is the book's last state.
+    if (paper && document.body.contains(detail)) await paper.refresh();
     return { done: ended() };
   }, { every: REFRESH_MS, alive: whileShown(detail), limit: Infinity }).then(() => {
     if (!ended() || !document.body.contains(detail)) return;

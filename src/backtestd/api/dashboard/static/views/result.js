@@ -29,6 +29,13 @@ const METRICS = [
   ["maxDrawdownPercent", "Max drawdown %", (v) => percent(v)],
 ];
 
+// The metrics' rows (a <tr> each, value in data-value) of `values`, those it has, in order.
+// The paper accounts of a live run show their KPIs through this too (same names and units).
+export function metricRows(values, quote) {
+  return METRICS.filter(([k]) => values[k] !== undefined)
+    .map(([k, label, show]) => `<tr><th>${label}</th><td data-metric="${k}" data-value="${esc(values[k])}">${esc(show(values[k], quote))}</td></tr>`).join("");
+}
+
 function curveArrays(curve) {
   if (curve.points) return [curve.points.map((p) => p.timestamp), curve.points.map((p) => p.equity)];
   return [curve.timestamps, curve.equities];
@@ -89,7 +96,7 @@ async function resultView(exchange, type, id) {
   const declared = strategyId ? await api("GET", `/strategy/${strategyId}`).then((r) => r.data.declaredProperties || [], () => []) : [];
   const r = body.results;
   const quote = String(r.instrument || "").split("/")[1]?.split(":")[0] || "";
-  const metrics = METRICS.filter(([k]) => r[k] !== undefined).map(([k, label, show]) => `<tr><th>${label}</th><td data-metric="${k}" data-value="${esc(r[k])}">${esc(show(r[k], quote))}</td></tr>`).join("");
+  const metrics = metricRows(r, quote);
   const stored = r.signalsUpload === "Done";
   const name = job?.strategyName || strategyId || r.strategyId;
   view().innerHTML = `<section class="card"><h2>Backtest of <span id="result-strategy">${esc(name)}</span> <span class="pill ${esc(body.state.status)}" id="result-state">${esc(body.state.status)}</span></h2>
