@@ -3,10 +3,11 @@
 A FastAPI app mounts the endpoints the way the service does: ``LiveConnectionEndpoint`` on
 ``/connection/websocket`` with the spec's timings and on ``/fast/connection/websocket`` with
 second-scale ones (ping, pong, connect and expiry grace) so the timer rules can be watched,
-and ``LiveStreamEndpoint`` on ``/stream/{secret}``. Run access is a dict of ``LiveRun``
-records standing in for the service's run table, with the same rules (§5.2). The server runs
-in a thread with its own event loop; ``call`` runs a hub method on that loop, as the
-service's signal bus would.
+and ``LiveStreamEndpoint`` on ``/stream/{secret}`` with the spec's limits and on
+``/fast/stream/{secret}`` with a one-second bad-URL cool-down (``FAST_STREAM``). Run access is
+a dict of ``LiveRun`` records standing in for the service's run table, with the same rules
+(§5.2). The server runs in a thread with its own event loop; ``call`` runs a hub method on that
+loop, as the service's signal bus would.
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ FAST = ConnectionConfig(
 )
 UNREACHABLE_SECRET = "u" * 43
 """A stream secret whose lookup fails, as with the database down."""
+FAST_STREAM = StreamConfig(bad_url_cooldown=1.0)
+"""The stream URL's spec limits, but an address that presented too many bad URLs is refused
+for one second only."""
 SPEC = ConnectionConfig(allowed_origins=(ALLOWED_ORIGIN, "https://*.trusted.example"))
 
 
@@ -130,8 +134,12 @@ class LiveChannelServer:
                 hub=self.hub, token_secret=SECRET, access=self.runs, rpc=self.runs, config=config
             )
             app.add_api_websocket_route(path, endpoint.handle)
-        stream = LiveStreamEndpoint(hub=self.hub, access=self.runs, config=StreamConfig())
-        app.add_api_websocket_route("/stream/{secret}", stream.handle)
+        for path, stream_config in (
+            ("/stream/{secret}", StreamConfig()),
+            ("/fast/stream/{secret}", FAST_STREAM),
+        ):
+            stream = LiveStreamEndpoint(hub=self.hub, access=self.runs, config=stream_config)
+            app.add_api_websocket_route(path, stream.handle)
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # see LEGACY_WEBSOCKETS_WARNINGS

@@ -29,11 +29,55 @@ def run(scenario: Coroutine[Any, Any, None]) -> None:
 
 @contextlib.asynccontextmanager
 async def stream(
-    server: LiveChannelServer, secret: str, query: str = ""
+    server: LiveChannelServer,
+    secret: str,
+    query: str = "",
+    *,
+    source: str | None = None,
+    prefix: str = "",
 ) -> AsyncIterator[ClientConnection]:
-    url = server.url(f"/stream/{secret}{query}")
-    async with connect(url, proxy=None, open_timeout=5, close_timeout=1) as ws:
+    """A stream URL socket; ``source`` is the loopback address to connect from (the server
+    sees it as the client address), ``prefix`` ``/fast`` for the short cool-down."""
+    url = server.url(f"{prefix}/stream/{secret}{query}")
+    extra: dict[str, Any] = {"local_addr": (source, 0)} if source else {}
+    async with connect(url, proxy=None, open_timeout=5, close_timeout=1, **extra) as ws:
         yield ws
+
+
+async def refused(server: LiveChannelServer, secret: str, **kwargs: Any) -> InvalidStatus:
+    """The handshake's HTTP refusal (the test fails if the socket opens)."""
+    with pytest.raises(InvalidStatus) as refusal:
+        async with stream(server, secret, **kwargs):
+            pass
+    return refusal.value
+
+
+@contextlib.asynccontextmanager
+async def opened_once_a_slot_frees(
+    server: LiveChannelServer, secret: str, source: str
+) -> AsyncIterator[ClientConnection]:
+    """A socket from ``source``, retried while refused 429 (the server frees a slot when it
+    sees the close, a moment after the client's close handshake), for at most 2 s."""
+    url = server.url(f"/stream/{secret}")
+    deadline = asyncio.get_running_loop().time() + 2
+    while True:
+        try:
+            ws = await connect(
+                url, proxy=None, open_timeout=5, close_timeout=1, local_addr=(source, 0)
+            )
+            break
+        except InvalidStatus as refusal:
+            if refusal.response.status_code != 429 or asyncio.get_running_loop().time() > deadline:
+                raise
+        await asyncio.sleep(0.05)
+    async with ws:
+        yield ws
+
+
+def error_of(refusal: InvalidStatus) -> dict[str, Any]:
+    body = json.loads(refusal.response.body or b"")
+    assert isinstance(body, dict)
+    return body
 
 
 async def frame(ws: ClientConnection, timeout: float = 5.0) -> dict[str, Any]:
@@ -180,5 +224,86 @@ def test_a_url_that_cannot_be_checked_now_is_refused_503(live_server: LiveChanne
             async with stream(live_server, UNREACHABLE_SECRET):
                 pass
         assert refused.value.response.status_code == 503
+
+    run(scenario())
+
+
+def test_the_11th_socket_from_one_address_is_refused_429_and_a_closed_one_frees_its_slot(
+    live_server: LiveChannelServer,
+) -> None:
+    source = "127.0.0.11"
+    run_id = live_server.runs.add("alice")
+    secrets = [live_server.runs.add_stream(run_id) for _ in range(6)]  # 2 sockets per URL
+
+    async def scenario() -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            sockets = [
+                await stack.enter_async_context(stream(live_server, secret, source=source))
+                for secret in secrets[:5]
+                for _ in range(2)
+            ]
+            refusal = await refused(live_server, secrets[5], source=source)
+            assert refusal.response.status_code == 429
+            error = error_of(refusal)
+            assert error["code"] == 429
+            assert "at most 10 at once per address" in error["message"]
+            assert "close one" in error["message"]
+            assert error["reason"] == "STREAM_CONNECTIONS_PER_ADDRESS"
+            async with stream(live_server, secrets[5]) as other_address:  # from 127.0.0.1
+                signal = await live_server.apublish(run_id, 1)
+                assert [await frame(ws) for ws in sockets] == [signal] * 10
+                assert await frame(other_address) == signal
+
+            await sockets.pop().close()
+            async with opened_once_a_slot_frees(live_server, secrets[5], source) as eleventh:
+                signal = await live_server.apublish(run_id, 2)
+                assert await frame(eleventh) == signal
+                assert [await frame(ws) for ws in sockets] == [signal] * 9
+
+    run(scenario())
+
+
+def test_bad_urls_below_the_threshold_answer_404_and_the_21st_starts_a_429_cool_down(
+    live_server: LiveChannelServer,
+) -> None:
+    source = "127.0.0.12"
+    run_id = live_server.runs.add("alice")
+    secret = live_server.runs.add_stream(run_id)
+    retired = live_server.runs.add_stream(run_id)
+    del live_server.runs.stream_secrets[retired]
+    fast = {"source": source, "prefix": "/fast"}
+
+    async def scenario() -> None:
+        async with stream(live_server, secret, **fast) as ws:  # a valid URL works at first
+            signal = await live_server.apublish(run_id, 1)
+            assert await frame(ws) == signal
+        for attempt in range(20):
+            bad = retired if attempt % 2 else "x" * 42 + f"{attempt:02d}"
+            refusal = await refused(live_server, bad, **fast)
+            assert refusal.response.status_code == 404
+            assert refusal.response.body == b"not found"  # not saying unknown or retired
+        twenty_first = await refused(live_server, "y" * 43, **fast)
+        assert twenty_first.response.status_code == 429
+        started = asyncio.get_running_loop().time()
+
+        refusal = await refused(live_server, secret, **fast)  # now even the valid URL
+        assert refusal.response.status_code == 429
+        assert refusal.response.headers["Retry-After"] == "1"
+        error = error_of(refusal)
+        assert error["code"] == 429
+        assert error["reason"] == "STREAM_BAD_URLS"
+        assert "too many unknown stream URLs from client address 127.0.0.12" in error["message"]
+        assert "more than 20 within 60 s" in error["message"]
+        assert "retry in 1 s" in error["message"]
+        async with stream(live_server, secret, prefix="/fast") as other_address:
+            signal = await live_server.apublish(run_id, 2)
+            assert await frame(other_address) == signal
+
+        await asyncio.sleep(max(0.0, started + 1.1 - asyncio.get_running_loop().time()))
+        async with stream(live_server, secret, **fast) as ws:  # the cool-down has passed
+            signal = await live_server.apublish(run_id, 3)
+            assert await frame(ws) == signal
+        refusal = await refused(live_server, "z" * 43, **fast)  # and the count starts afresh
+        assert refusal.response.status_code == 404
 
     run(scenario())

@@ -52,6 +52,19 @@ class StreamConfig:
     max_client_frame_bytes: int = 1024
     max_queue_bytes: int = 1 << 20
     """Over it the reader is too slow and is closed ``1013``."""
+    max_connections_per_address: int = 10
+    """Stream sockets one client address may hold at once, all URLs together; the next is
+    refused ``429`` at the handshake (soft: everyone behind one NAT shares it). ``0`` =
+    unlimited."""
+    max_bad_urls_per_address: int = 20
+    """Unknown or retired secrets one address may present within ``bad_url_window``; the next
+    one starts its cool-down. ``0`` = never cool down."""
+    bad_url_window: float = 60.0
+    """Seconds of the sliding window that bad URLs are counted in."""
+    bad_url_cooldown: float = 60.0
+    """Seconds every stream handshake from that address is refused ``429`` (valid URL or not)."""
+    max_tracked_addresses: int = 10_000
+    """Addresses whose bad URLs are remembered at once; past it the oldest record is dropped."""
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,9 @@ saying which), a failing lookup → 503. ``?after=<signalId>`` first replays wha
 signal from the hub's buffer (close ``4001`` before any frame when it is no longer held).
 At most ``max_connections_per_url`` sockets per URL (the next is closed ``1013``); a reader
 that falls too far behind is closed ``1013``; ``ChannelHub.close_stream`` closes ``1008``.
+Per client address (``address_guard.py``): at most ``max_connections_per_address`` sockets,
+and a cool-down after too many bad URLs, both refused at the handshake with HTTP 429 and a
+``ResponseError`` body (``Retry-After`` for the cool-down), before the secret is looked up.
 WebSocket-level pings are the ASGI server's (uvicorn pings every 20 s by default).
 
 Mount: ``app.add_api_websocket_route("/stream/{secret}", endpoint.handle)``.
@@ -20,11 +23,14 @@ import logging
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from backtestd.api.errors import domain_error_response
+from backtestd.api.live_channel.address_guard import StreamAddressGuard
 from backtestd.api.live_channel.config import StreamConfig
 from backtestd.api.live_channel.hub import ChannelHub, StreamAttach
 from backtestd.api.live_channel.outbox import CloseRequest, Outbox
 from backtestd.api.live_channel.ports import StreamAccess
-from backtestd.api.live_channel.upgrade import deny
+from backtestd.api.live_channel.upgrade import deny, deny_with
+from backtestd.errors import LimitExceeded
 
 log = logging.getLogger(__name__)
 
@@ -94,8 +100,24 @@ class LiveStreamEndpoint:
         self._hub = hub
         self._access = access
         self._config = config or StreamConfig()
+        self._guard = StreamAddressGuard(self._config)
 
     async def handle(self, websocket: WebSocket) -> None:
+        address = websocket.client.host if websocket.client else "unknown"
+        try:
+            self._guard.admit(address)
+        except LimitExceeded as exc:
+            await self._refuse(websocket, exc)
+            return
+        try:
+            await self._serve(websocket, address)
+        finally:
+            self._guard.release(address)
+
+    async def _refuse(self, websocket: WebSocket, exc: LimitExceeded) -> None:
+        await deny_with(websocket, domain_error_response(exc), fallback_close=CLOSE_TRY_AGAIN[0])
+
+    async def _serve(self, websocket: WebSocket, address: str) -> None:
         secret = str(websocket.path_params.get("secret", ""))
         try:
             run_id = await self._access.resolve(secret) if secret else None
@@ -104,6 +126,17 @@ class LiveStreamEndpoint:
             await deny(websocket, 503, "stream temporarily unavailable")
             return
         if run_id is None:
+            try:
+                self._guard.bad_url(address)
+            except LimitExceeded as exc:
+                log.warning(
+                    "stream URL: client address %s presented too many unknown URLs; its "
+                    "stream handshakes are refused 429 for %g s",
+                    address,
+                    self._config.bad_url_cooldown,
+                )
+                await self._refuse(websocket, exc)
+                return
             await deny(websocket, 404, "not found")
             return
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 
-from starlette.responses import PlainTextResponse
+from starlette.responses import PlainTextResponse, Response
 from starlette.websockets import WebSocket
 
 
@@ -26,9 +26,20 @@ def origin_allowed(origin: str | None, allowed: tuple[str, ...], host: str | Non
 
 
 async def deny(websocket: WebSocket, status: int, text: str) -> None:
-    """Refuse the upgrade with an HTTP status (servers without the denial-response extension
-    turn a close before accept into 403)."""
+    """Refuse the upgrade with an HTTP status and a plain-text body (servers without the
+    denial-response extension turn a close before accept into 403)."""
+    await deny_with(websocket, PlainTextResponse(text, status_code=status))
+
+
+async def deny_with(
+    websocket: WebSocket, response: Response, *, fallback_close: int = 1008
+) -> None:
+    """Refuse the upgrade with ``response`` (status, headers such as ``Retry-After``, body).
+
+    Without the ASGI denial-response extension the server can only refuse the upgrade with its
+    own status (uvicorn: 403); the close is sent with ``fallback_close``.
+    """
     if "websocket.http.response" in websocket.scope.get("extensions", {}):
-        await websocket.send_denial_response(PlainTextResponse(text, status_code=status))
+        await websocket.send_denial_response(response)
     else:
-        await websocket.close(1008)
+        await websocket.close(fallback_close)
