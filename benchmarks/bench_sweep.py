@@ -147,6 +147,41 @@ def run_sweep(
     return seconds, accepted, result
 
 
+POLLUTERS = (
+    "sma_kline.java",
+    "breakout.qts",
+    "live_every_bar.java",
+    "live_flip_hold.java",
+    "live_dice.java",
+    "ema_cross.qts",
+)
+"""``--pollute``: other users' kline strategies, each executed on the same prepared data."""
+
+
+def pollute(client: httpx.Client, job: str, runs_each: int) -> None:
+    """Run every strategy of ``POLLUTERS`` ``runs_each`` times through ``POST .../execute``
+    on the prepared range, as other users' backtests would, so that both workers' engine hosts
+    have served other strategies before the next sweep (their JIT profiles are then shared)."""
+    for name in POLLUTERS:
+        created = client.post("/strategy", content=source(name).encode())
+        created.raise_for_status()
+        strategy_id = created.json()["strategyId"]
+        accepted = [
+            client.post(
+                "/backtest/sim/kline/execute",
+                json={"prepareJobId": job, "strategyId": strategy_id},
+            ).json()["jobId"]
+            for _ in range(runs_each)
+        ]
+        for job_id in accepted:
+            poll(
+                client,
+                f"/backtest/sim/kline/execute/{job_id}",
+                lambda b: b.get("state", {}).get("status") in ("Completed", "Failed", "Aborted"),
+                0.25,
+            )
+
+
 def recorded(result: dict[str, Any]) -> str:
     """The sweep's own end (``state.endTime``: its last row set stored) after submission."""
     seconds = result.get("_recorded_s")
@@ -275,6 +310,15 @@ def main() -> None:
         "service's recorded end (state.endTime) shows what the polling itself costs",
     )
     parser.add_argument(
+        "--pollute",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after the warm sweeps, execute each of six other kline strategies N times on the "
+        "same data (other users' backtests) and run the warm sweeps again: a host that served "
+        "other strategies against the same hosts before",
+    )
+    parser.add_argument(
         "--handwritten",
         action="store_true",
         help="also time the grid as a hand-written numba loop over the same close prices "
@@ -362,6 +406,31 @@ def main() -> None:
                         f"warm sweeps, recorded ends: median {statistics.median(warm_ends):.2f} s, "
                         f"best {min(warm_ends):.2f} s, worst {max(warm_ends):.2f} s "
                         f"({len(warm_ends)} sweeps)"
+                    )
+                if args.pollute and warm_ends:
+                    t0 = time.perf_counter()
+                    pollute(client, job, args.pollute)
+                    print(
+                        f"other strategies: {len(POLLUTERS)} x {args.pollute} executes in "
+                        f"{time.perf_counter() - t0:.1f} s"
+                    )
+                    polluted: list[float] = []
+                    for shift in range(1, args.warm_sweeps + 1):
+                        # grids not run before (no series computed ahead is reused)
+                        shifted = {
+                            "fast": {**GRID["fast"], "from": 5 + 9 + shift, "to": 59 + shift},
+                            "slow": {**GRID["slow"], "from": 20 + 9 + shift, "to": 209 + shift},
+                        }
+                        cpu_before = cpu_seconds(server.process.pid)
+                        seconds, _, result = run_sweep(client, job, strategy_id, shifted)
+                        cpu = cpu_used(cpu_before, cpu_seconds(server.process.pid))
+                        print(f"after them, sweep {shift}{recorded(result)}; service used {cpu}")
+                        polluted.append(float(result.get("_recorded_s") or seconds))
+                    print(
+                        f"the same sweeps after other strategies: median "
+                        f"{statistics.median(polluted):.2f} s, "
+                        f"{statistics.median(polluted) / statistics.median(warm_ends):.2f}x the "
+                        "median before them"
                     )
                 if args.rss_vectors:
                     step = max(1, round(180 / max(1, args.rss_vectors // 10 - 1)))
