@@ -25,8 +25,7 @@ final class Window {
     }
 
     void arm(long t) {
-        long since = t - end;
-        start = since >= 0 && since < period ? end : Math.floorDiv(t, period) * period;
+        start = Math.floorDiv(t, period) * period;
         end = start + period;
         armed = true;
     }
