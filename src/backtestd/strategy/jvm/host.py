@@ -139,6 +139,11 @@ class HostConfig:
             self.java,
             f"-Xmx{self.heap_mb}m",
             "-XX:+UseSerialGC",
+            # Arrays of 1 MiB and more (column copies, indicator series: kept for many runs)
+            # are allocated in the old generation: each young collection copied them there,
+            # 320-390 ms of pauses per host over four sweeps against 90-150 ms (gc logs,
+            # docs/benchmarks.md, "Sweeps, end to end").
+            "-XX:PretenureSizeThreshold=1048576",
             "-XX:-UsePerfData",
             "-XX:MaxMetaspaceSize=256m",
             "-Dfile.encoding=UTF-8",
