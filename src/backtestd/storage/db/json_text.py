@@ -67,9 +67,13 @@ def encode_numbers(value: Mapping[str, Sequence[float] | float | None]) -> Encod
     '{"eq": [NaN]}'
     >>> encode_numbers({"eq": [1.5], "full_points": None}).text
     '{"eq":[1.5],"full_points":null}'
+    >>> encode_numbers({"eq": [float("inf")], "full_points": None}).text
+    '{"eq": [Infinity], "full_points": null}'
     """
     text = orjson.dumps(value)
-    if b"null" in text and any(_non_finite(v) for v in value.values()):
+    nones = sum(v is None for v in value.values())
+    # More nulls than Nones: a number was non-finite (or a key holds "null"; the scan decides).
+    if text.count(b"null") > nones and any(_non_finite(v) for v in value.values()):
         return EncodedJSON(json.dumps(value))
     return EncodedJSON(text.decode())
 
