@@ -84,8 +84,12 @@ def test_one_instrument_gives_the_kernels_closed_trades_bit_for_bit(
     view = paper.views()
     if closed:
         (account,) = view
-        realised = math.fsum(float(ref.pnl[k]) for k in closed)
-        assert account.realised_pnl == pytest.approx(realised, rel=1e-12, abs=1e-12)
+        # the account adds each closed trade's PnL as it closes: the same sum in the same
+        # order, bit for bit (an exact sum differs by rounding when trades nearly cancel)
+        realised = 0.0
+        for k in closed:
+            realised += float(ref.pnl[k])
+        assert account.realised_pnl == realised
         assert account.trades == len(closed)
         still_open = ref.count > len(closed)
         assert len(account.open_positions) == int(still_open)
