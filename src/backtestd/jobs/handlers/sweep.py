@@ -54,7 +54,8 @@ from backtestd.storage.db.repositories.sweep_curves import SweepCurveRepository
 from backtestd.storage.db.repositories.sweeps import SweepJobRepository, SweepRowRepository
 from backtestd.strategy.failures import describe_run_failure
 from backtestd.strategy.jvm import RunFailure, RunFailureKind, RunRequest, RunResult
-from backtestd.sweeps.plan import expand_vectors, retained_count
+from backtestd.sweeps.plan import expand_vectors, lattices, retained_count
+from backtestd.sweeps.run_order import run_order
 from backtestd.sweeps.walkforward import fold_windows
 
 BATCH_VECTORS = 8
@@ -308,7 +309,9 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
     kept.sort(key=lambda pair: _rank_key(shard.spec.objective, *pair))
     progress.size(stop - start)
     writer = _RowWriter(ctx, shard.sweep_id, job.user_id, progress, len(done))
-    todo = [run_ix for run_ix in range(start, stop) if run_ix not in done]
+    todo = run_order(
+        lattices(shard.spec), shard.vectors, [ix for ix in range(start, stop) if ix not in done]
+    )
     turn = _Turn(ctx, job.user_id)
     worker_time = _WorkerTime(ctx, shard.sweep_id, shard.spec.worker_limit)
     at = 0
@@ -454,17 +457,20 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> ShardOutc
     )
     in_from, in_to, out_to = windows[fold_ix]
     progress.size(len(shard.vectors) + 1)
-    best: Trial | None = None
-    for at in range(0, len(shard.vectors), BATCH_VECTORS):
+    order = run_order(lattices(spec), shard.vectors, range(len(shard.vectors)))
+    ran: list[Trial] = []
+    for at in range(0, len(order), BATCH_VECTORS):
         progress.check()
         prepared_cache.used(shard.ctx, spec.prepare_job_id)  # still in use: keep it
-        batch = list(enumerate(shard.vectors))[at : at + BATCH_VECTORS]
-        for trial in shard.trials(batch, (in_from, in_to), _never, progress):
-            if not trial.row.aborted and (
-                best is None or _better(spec.objective, trial.objective_value, best.objective_value)
-            ):
-                best = trial
+        batch = [(ix, shard.vectors[ix]) for ix in order[at : at + BATCH_VECTORS]]
+        ran += (
+            t for t in shard.trials(batch, (in_from, in_to), _never, progress) if not t.row.aborted
+        )
         progress.update(at + len(batch))
+    best: Trial | None = None
+    for trial in sorted(ran, key=lambda t: t.row.run_ix):  # the first best in runIx order wins
+        if best is None or _better(spec.objective, trial.objective_value, best.objective_value):
+            best = trial
     if best is None:
         raise ExecuteFailed(f"fold {fold_ix}: every in-sample run aborted")
     progress.check()
