@@ -14,6 +14,7 @@ build="$here/build"
 classes="$build/classes"
 jar_path="$build/backtestd-engine.jar"
 stamp="$build/.build-stamp"
+archive="$build/backtestd-engine.jsa"
 
 die() { echo "jvm/build.sh: $*" >&2; exit 1; }
 
@@ -34,10 +35,34 @@ count="$(printf '%s\n' "$sources" | wc -l | tr -d ' ')"
 wanted="version=$ENGINE_VERSION
 $sources"
 
+# The class-data archive every engine host maps (docs/engine-host.md, "Class-data archive"):
+# written by one run of ArchiveTraining against this very jar (the JVM checks the jar's path,
+# size and time when a host maps it, and ignores an archive that does not match). Optional: a
+# JVM that cannot write it leaves no archive, and hosts then start without one.
+make_archive() {
+  if [ -f "$archive" ] && [ "$archive" -nt "$jar_path" ]; then
+    return 0
+  fi
+  rm -f "$archive"
+  local out="$build/archive.$$.jsa"
+  if java -Xmx512m -XX:+UseSerialGC -XX:-UsePerfData -Xshare:auto -XX:ArchiveClassesAtExit="$out" \
+       -Xlog:disable -Xlog:all=warning:stderr -cp "$jar_path" com.wualabs.backtestd.host.ArchiveTraining "Training$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')" \
+       > "$build/archive.log" 2>&1 && [ -s "$out" ] \
+     && java -Xshare:on -XX:SharedArchiveFile="$out" -cp "$jar_path" -version >> "$build/archive.log" 2>&1; then
+    # -Xshare:on: the JVM maps every region or refuses, so a damaged archive never reaches a host
+    mv -f "$out" "$archive"
+    echo "backtestd-engine.jsa: class-data archive written ($(( $(wc -c < "$archive") / 1024 )) KiB)"
+  else
+    rm -f "$out"
+    echo "backtestd-engine.jsa: not written (hosts start without it; see $build/archive.log)" >&2
+  fi
+}
+
 if [ -f "$jar_path" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] \
    && [ -z "$(find "$src" -newer "$jar_path" -print -quit)" ] \
    && [ ! "$here/build.sh" -nt "$jar_path" ]; then
   echo "backtestd-engine.jar: up to date ($count sources, engine $ENGINE_VERSION)"
+  make_archive
   exit 0
 fi
 
@@ -69,3 +94,4 @@ mv -f "$tmp/engine.jar" "$jar_path"
 printf '%s' "$wanted" > "$stamp"
 
 echo "backtestd-engine.jar: built $count sources (engine $ENGINE_VERSION) in $(( $(date +%s) - start ))s"
+make_archive
