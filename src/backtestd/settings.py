@@ -204,13 +204,16 @@ class Settings(BaseSettings):
 
     # Strategy runtime.
     engine_hosts: int = Field(default=2, ge=1, le=64)
-    engine_heap_mb: int = Field(default=512, ge=64)
+    # 1 GiB: room for the two caches below at sizes that hold a month of 1 s bars with a bar
+    # every second (2,592,000 rows: its seven columns 145 MB, each series 21 MB), where a
+    # 512 MiB heap held neither: 0.72x the engine CPU a sweep vector (docs/benchmarks.md).
+    engine_heap_mb: int = Field(default=1024, ge=64)
     # Indicator series kept by each worker's engine host between runs (docs/engine-host.md,
     # "Series computed ahead"); 0 turns it off. Inside the heap, and released under pressure.
-    engine_series_cache_mb: int = Field(default=96, ge=0)
+    engine_series_cache_mb: int = Field(default=192, ge=0)
     # Heap copies of a sweep's input columns kept by each worker's engine host between runs
     # (docs/engine-host.md, "Columns on the heap"); 0 reads the mapped files for every run.
-    engine_column_cache_mb: int = Field(default=128, ge=0)
+    engine_column_cache_mb: int = Field(default=256, ge=0)
     max_compiles_in_flight: int = Field(default=4, ge=1)
     max_compiles_per_user: int = Field(default=1, ge=1)  # fairness: docs/limits.md
     validation_workers: int = Field(default=1, ge=1)

@@ -41,7 +41,7 @@ def _series_computed(vectors: list[Params], order: list[int], capacity: int) -> 
 
 def test_the_issues_thousand_vector_grid_computes_each_series_about_once() -> None:
     """fast 5..50 step 5 x slow 20..200 step 2 (910 vectors), split in two shards as the API
-    splits it, with the 12 series a month of 1 s bars fits in the default cache."""
+    splits it, with a cache of 12 series (the sim's month of 1 s bars at a 96 MiB budget)."""
     axes: list[Lattice] = [("fast", tuple(range(5, 55, 5))), ("slow", tuple(range(20, 202, 2)))]
     vectors = _grid(axes)
     for shard in (range(0, 455), range(455, 910)):
@@ -52,7 +52,8 @@ def test_the_issues_thousand_vector_grid_computes_each_series_about_once() -> No
 
 
 def test_dense_data_with_four_cached_series_still_reuses_most() -> None:
-    """A month with a bar every second: about 4 series fit; a shard of the 100-vector grid."""
+    """A small cache (4 series: a month with a bar every second at a 96 MiB budget); a shard of
+    the 100-vector grid."""
     axes: list[Lattice] = [("fast", tuple(range(5, 55, 5))), ("slow", tuple(range(20, 220, 20)))]
     vectors = _grid(axes)
     shard = range(0, 50)
