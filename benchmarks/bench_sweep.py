@@ -14,6 +14,14 @@ each engine-host JVM) is printed after the sweep; ``--rss-vectors N`` then runs 
 about N vectors on the same server (slow step shrunk) and prints the peaks again, which must stay
 flat as the number of vectors grows.
 
+Dense data (``--dense``, issue 30's goal 3): the sim klines have a bar only in the seconds that
+saw a tick (about 967,000 bars in 30 days). With ``--dense`` the sim range is prepared as above,
+then every empty second is filled with a flat bar at the previous close and volume 0 (a month
+then holds 2,592,000 bars), the bars are uploaded as a user dataset (parquet, create, PUT,
+finalize, ready) and prepared as ``kline`` at ``1s`` on ``exchangeId=user``
+(``dense_dataset.py``); every sweep then runs on ``/backtest/user/kline/...``, and the
+hand-written loop and vectorbt on that prepare's close prices.
+
 Run: ``.venv/bin/python benchmarks/bench_sweep.py [--days 30]``. A script, not a test.
 """
 
@@ -38,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.support.server import LiveServer  # noqa: E402
 from tests.support.strategies import source  # noqa: E402
 
+import dense_dataset  # noqa: E402
 import handwritten_sweep  # noqa: E402
 
 GRID = {"fast": {"from": 5, "to": 50, "step": 5}, "slow": {"from": 20, "to": 200, "step": 20}}
@@ -130,12 +139,12 @@ def run_sweep(
 ) -> tuple[float, dict[str, Any], dict[str, Any]]:
     t0, submitted = time.perf_counter(), datetime.now(UTC)
     accepted = client.post(
-        f"/backtest/sim/kline/executeSweep/{job}",
+        f"/backtest/{EXCHANGE}/kline/executeSweep/{job}",
         json={"strategyId": strategy_id, "shards": SHARDS, "sweep": {"params": grid}},
     ).json()
     result = poll(
         client,
-        f"/backtest/sim/kline/executeSweep/{job}/{accepted['sweepId']}?order=natural",
+        f"/backtest/{EXCHANGE}/kline/executeSweep/{job}/{accepted['sweepId']}?order=natural",
         lambda b: b["status"] != "RUNNING" and b["progress"]["pendingShards"] == 0,
         POLL_INTERVAL,
     )
@@ -168,7 +177,7 @@ def pollute(client: httpx.Client, job: str, runs_each: int) -> None:
         strategy_id = created.json()["strategyId"]
         accepted = [
             client.post(
-                "/backtest/sim/kline/execute",
+                f"/backtest/{EXCHANGE}/kline/execute",
                 json={"prepareJobId": job, "strategyId": strategy_id},
             ).json()["jobId"]
             for _ in range(runs_each)
@@ -176,7 +185,7 @@ def pollute(client: httpx.Client, job: str, runs_each: int) -> None:
         for job_id in accepted:
             poll(
                 client,
-                f"/backtest/sim/kline/execute/{job_id}",
+                f"/backtest/{EXCHANGE}/kline/execute/{job_id}",
                 lambda b: b.get("state", {}).get("status") in ("Completed", "Failed", "Aborted"),
                 0.25,
             )
@@ -190,6 +199,8 @@ def recorded(result: dict[str, Any]) -> str:
     return f" (the service recorded its end {seconds:.2f} s after submission)"
 
 
+EXCHANGE = "sim"
+"""The exchange id the sweeps run on: ``user`` with ``--dense`` (the prepared dataset)."""
 SHARDS = 0
 """``--shards``: the request's shard count (0: the service decides, one per worker)."""
 POLL_INTERVAL = 0.05
@@ -267,6 +278,38 @@ def vectorbt_grid(close: np.ndarray, chunk: int = 0) -> tuple[float, int] | None
     return time.perf_counter() - started, len(columns)
 
 
+def prepare(client: httpx.Client, data_dir: Path, days: int, end: datetime, dense: bool) -> str:
+    """Prepare ``days`` of sim 1 s klines up to ``end``; with ``dense``, fill them to a bar every
+    second, upload that as a dataset and prepare it (``dense_dataset.py``). The prepare's job id."""
+    global EXCHANGE
+    start = end - timedelta(days=days)
+    body = {
+        "instrument": "BTC/USDT",
+        "from": start.isoformat(),
+        "to": end.isoformat(),
+        "cadence": "1s",
+    }
+    t0 = time.perf_counter()
+    job = client.post("/backtest/sim/kline/prepare", json=body).json()["jobId"]
+    poll(
+        client,
+        f"/backtest/sim/kline/prepare/{job}",
+        lambda b: b["status"] == "Completed",
+    )
+    print(f"prepare {days} days of 1 s klines: {time.perf_counter() - t0:.1f} s")
+    if not dense:
+        return job
+    prepared = dense_dataset.prepare_dense(client, data_dir, job, start, end)
+    EXCHANGE = "user"
+    print(
+        f"dense: {prepared_close(data_dir, prepared.job_id).size} bars prepared (sim "
+        f"{prepared.sim_bars}, empty seconds filled flat; filled and written as parquet in "
+        f"{prepared.build_s:.1f} s); dataset upload + ready + prepare at 1s: "
+        f"{prepared.service_s:.1f} s"
+    )
+    return prepared.job_id
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--days", type=int, default=30)
@@ -325,6 +368,12 @@ def main() -> None:
         "(handwritten_sweep.py), the floor the warm sweeps are compared against",
     )
     parser.add_argument(
+        "--dense",
+        action="store_true",
+        help="fill the sim range to a bar every second (2,592,000 bars in 30 days), upload it "
+        "as a dataset, prepare it at 1s and run everything on that prepare",
+    )
+    parser.add_argument(
         "--timeline",
         action="store_true",
         help="print how each sweep's progress moved while it was polled (every 50 ms)",
@@ -345,20 +394,7 @@ def main() -> None:
             with httpx.Client(base_url=server.base_url, headers=headers, timeout=600) as client:
                 text = source("sma_cross_kline.java").encode()
                 strategy_id = client.post("/strategy", content=text).json()["strategyId"]
-                body = {
-                    "instrument": "BTC/USDT",
-                    "from": (end - timedelta(days=args.days)).isoformat(),
-                    "to": end.isoformat(),
-                    "cadence": "1s",
-                }
-                t0 = time.perf_counter()
-                job = client.post("/backtest/sim/kline/prepare", json=body).json()["jobId"]
-                poll(
-                    client,
-                    f"/backtest/sim/kline/prepare/{job}",
-                    lambda b: b["status"] == "Completed",
-                )
-                print(f"prepare {args.days} days of 1 s klines: {time.perf_counter() - t0:.1f} s")
+                job = prepare(client, Path(tmp), args.days, end, args.dense)
                 assert server.process is not None
                 cpu_before = cpu_seconds(server.process.pid)
                 load = os.getloadavg()[0]
@@ -374,7 +410,10 @@ def main() -> None:
                     f"{recorded(result)}"
                 )
                 print(f"  load average at submission {load:.1f}; the service used {cpu}")
-                path = f"/backtest/sim/kline/executeSweep/{job}/{accepted['sweepId']}?order=natural"
+                path = (
+                    f"/backtest/{EXCHANGE}/kline/executeSweep/{job}/{accepted['sweepId']}"
+                    "?order=natural"
+                )
                 server_cpu = cpu_seconds(server.process.pid)[server.process.pid][1]
                 latencies = []
                 for _ in range(10):
