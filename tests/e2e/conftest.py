@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from playwright.sync_api import Browser
 
+from tests.support.chromium import launched_chromium
 from tests.support.server import LiveServer
 from tests.support.services import temporary_postgres_database
 
@@ -40,3 +42,10 @@ def live_server(request: pytest.FixtureRequest) -> LiveServer:
     """The shared server on each database backend (the test runs once on each)."""
     server: LiveServer = request.getfixturevalue(f"{request.param}_server")
     return server
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One Chromium per dashboard module (each module skips itself without Chromium)."""
+    with launched_chromium() as launched:
+        yield launched

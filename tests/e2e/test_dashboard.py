@@ -6,24 +6,19 @@ the page makes is recorded, and anything that leaves the server's own origin fai
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from playwright.sync_api import Browser, Page
 
+from tests.support.chromium import require_chromium
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-if not Path(CHROMIUM).exists():
-    if os.environ.get("BACKTESTD_REQUIRE_SERVICES") == "1":
-        raise RuntimeError(f"Chromium is required for the dashboard tests ({CHROMIUM} missing)")
-    pytest.skip("Chromium is not installed (apt-get install chromium)", allow_module_level=True)
+require_chromium()
 
-from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 BAD_QTSCRIPT = "strategy Broken\n  buy when price >\n"
 
@@ -34,24 +29,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     live.start()
     yield live
     live.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

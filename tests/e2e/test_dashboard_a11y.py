@@ -7,31 +7,25 @@ critical violation. Signing in works from the keyboard alone.
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from tests.support.chromium import require_chromium
 from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-if not Path(CHROMIUM).exists():
-    if os.environ.get("BACKTESTD_REQUIRE_SERVICES") == "1":
-        raise RuntimeError(f"Chromium is required for the dashboard tests ({CHROMIUM} missing)")
-    pytest.skip("Chromium is not installed (apt-get install chromium)", allow_module_level=True)
+require_chromium()
 
 from axe_playwright_python.sync_playwright import Axe  # noqa: E402
-from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page  # noqa: E402
 
 VIEWS = ("#/account", "#/market", "#/strategies", "#/backtests", "#/sweeps", "#/live", "#/datasets")
 BLOCKING = ("serious", "critical")
@@ -43,17 +37,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     live.start()
     yield live
     live.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

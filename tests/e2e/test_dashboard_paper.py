@@ -20,12 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, Request, sync_playwright
+from playwright.sync_api import Browser, Page, Request
 
-from tests.e2e.test_dashboard import CHROMIUM  # skips the module without Chromium
 from tests.e2e.test_dashboard_views import WIDER_THAN_VIEWPORT
+from tests.support.chromium import require_chromium
 from tests.support.live import LiveUser
 from tests.support.server import LiveServer
+
+require_chromium()
 
 WIDE, NARROW = 1400, 390
 WAIT_MS = 90_000
@@ -43,17 +45,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     live.start()
     yield live
     live.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        yield browser
-        browser.close()
 
 
 @dataclass

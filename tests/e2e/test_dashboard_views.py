@@ -19,13 +19,16 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e.test_dashboard import CHROMIUM, sign_in  # skips the module without Chromium
+from tests.e2e.test_dashboard import sign_in  # skips the module without Chromium
+from tests.support.chromium import require_chromium
 from tests.support.polling import Pauses
 from tests.support.server import LiveServer
 from tests.support.strategies import source
+
+require_chromium()
 
 WIDE, NARROW = 1400, 390
 TERMINAL = ("Completed", "Failed", "Aborted")
@@ -64,17 +67,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     live.start()
     yield live
     live.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
