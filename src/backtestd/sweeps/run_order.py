@@ -39,9 +39,8 @@ def run_order(
         ix: [positions[a][vectors[ix][name]] for a, name in enumerate(names)] for ix in run_ixs
     }
     distinct = [len({d[a] for d in digits.values()}) for a in range(len(names))]
-    outer_first = sorted(
-        range(len(names)), key=lambda a: -distinct[a]
-    )  # stable: ties keep axis order
+    # the most distinct values first; sorted() is stable, so ties keep the declared axis order
+    outer_first = sorted(range(len(names)), key=lambda a: -distinct[a])
 
     def serpentine_rank(ix: int) -> tuple[int, int]:
         rank = 0
