@@ -27,8 +27,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.test_live_runs import _worker_executing_live_runs
-from tests.support.live import SIM_KLINE, LiveUser
+from tests.support.live import SIM_KLINE, LiveUser, live_hosts, worker_of_new_live_hosts
 from tests.support.server import LiveServer, harness_environment
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -444,6 +443,7 @@ def test_a_takeover_carries_the_book_on_and_reports_lost_positions_as_gaps(
     counting; the position open when the worker died becomes a gap."""
     user = LiveUser(server, "paper-drill")
     strategy = user.register("live_flip_hold.java")
+    others = live_hosts(server)  # earlier tests' runs may still run, on either worker
     started = user.start(strategy, paper=PAPER, sandbox=True, sandboxMinutes=1440, warmFrom=0)
     assert started.status_code == 201, started.text
     run_id = started.json()["runId"]
@@ -461,7 +461,7 @@ def test_a_takeover_carries_the_book_on_and_reports_lost_positions_as_gaps(
     user.wait_signals(run_id, holding, timeout=60)
     before = user.client.get(f"/live/{run_id}/paper").json()["accounts"][0]
     assert len(before["openPositions"]) == 1
-    os.kill(_worker_executing_live_runs(server), signal.SIGKILL)
+    os.kill(worker_of_new_live_hosts(server, others), signal.SIGKILL)
     resumed = user.wait_signals(
         run_id, lambda s: any(x.get("kind") == "restart" for x in s), timeout=60
     )

@@ -21,7 +21,7 @@ import centrifuge
 import httpx
 import pytest
 
-from tests.support.live import SIM_KLINE, LiveUser
+from tests.support.live import SIM_KLINE, LiveUser, live_hosts, worker_of_new_live_hosts
 from tests.support.server import LiveServer, harness_environment
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -291,10 +291,10 @@ def test_attacker_spins_and_fails_alone_victim_keeps_running(server: LiveServer)
 def test_a_run_resumes_after_its_worker_is_killed(server: LiveServer) -> None:
     user = LiveUser(server, "live-drill")
     strategy = user.register("live_every_bar.java")
+    others = live_hosts(server)  # earlier tests' runs may still run, on either worker
     run_id = user.start(strategy, sandbox=True, sandboxMinutes=1440).json()["runId"]
     user.wait_signals(run_id, lambda s: len(s) >= 4)
-    worker = _worker_executing_live_runs(server)
-    os.kill(worker, signal.SIGKILL)
+    os.kill(worker_of_new_live_hosts(server, others), signal.SIGKILL)
     killed_at = time.monotonic()
     resumed = user.wait_signals(
         run_id, lambda s: any(x.get("kind") == "restart" for x in s), timeout=45
@@ -313,30 +313,6 @@ def test_a_run_resumes_after_its_worker_is_killed(server: LiveServer) -> None:
     assert regenerated
     assert all(x["eventTsMs"] >= marker["data"]["resumed_from_ms"] for x in regenerated)
     user.stop(strategy)
-
-
-def _worker_executing_live_runs(server: LiveServer) -> int:
-    """The pid of this server's worker process whose live engine host JVMs are running."""
-    found = subprocess.run(
-        ["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True, check=True
-    ).stdout.splitlines()[1:]
-    parent_of = {int(line.split()[0]): int(line.split()[1]) for line in found}
-    assert server.process is not None
-
-    def ours(pid: int) -> bool:
-        while pid > 1:
-            if pid == server.process.pid:  # type: ignore[union-attr]
-                return True
-            pid = parent_of.get(pid, 1)
-        return False
-
-    parents = [
-        int(line.split()[1])
-        for line in found
-        if "HostMain" in line and "-Xmx128m" in line and ours(int(line.split()[0]))
-    ]
-    assert parents, "no live engine host of this server is running"
-    return parents[0]
 
 
 def test_every_live_operation_of_sdk_0_8_0_works_unmodified(server: LiveServer) -> None:

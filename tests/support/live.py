@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -93,3 +94,35 @@ class LiveUser:
         response = self.client.delete(f"/strategy/{strategy_id}/live")
         assert response.status_code == 200, response.text
         return dict(response.json())
+
+
+def live_hosts(server: LiveServer) -> dict[int, int]:
+    """This server's live engine host JVMs (``-Xmx128m``): pid -> its worker process's pid."""
+    found = subprocess.run(
+        ["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True, check=True
+    ).stdout.splitlines()[1:]
+    parent_of = {int(line.split()[0]): int(line.split()[1]) for line in found}
+    assert server.process is not None
+    root = server.process.pid
+
+    def ours(pid: int) -> bool:
+        while pid > 1:
+            if pid == root:
+                return True
+            pid = parent_of.get(pid, 1)
+        return False
+
+    return {
+        int(line.split()[0]): int(line.split()[1])
+        for line in found
+        if "HostMain" in line and "-Xmx128m" in line and ours(int(line.split()[0]))
+    }
+
+
+def worker_of_new_live_hosts(server: LiveServer, before: dict[int, int]) -> int:
+    """The worker process executing a run started after ``before = live_hosts(server)``: the
+    one whose live hosts are new. Earlier tests' runs may still run on either worker, so "a
+    worker with live hosts" can be the wrong one (a kill there leaves this run untouched)."""
+    workers = {ppid for pid, ppid in live_hosts(server).items() if pid not in before}
+    assert len(workers) == 1, f"the new run's live engine hosts are not in one worker: {workers}"
+    return workers.pop()
