@@ -11,7 +11,6 @@ Both replicas read the same market clock: sped up, with the shared anchor the do
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -20,7 +19,7 @@ import centrifuge
 import httpx
 import pytest
 
-from tests.support.live import SIM_KLINE, LiveUser
+from tests.support.live import SIM_KLINE, LiveUser, live_hosts
 from tests.support.server import LiveServer
 from tests.support.services import temporary_postgres_database
 
@@ -96,8 +95,8 @@ def test_a_run_started_on_one_replica_pushes_to_a_subscriber_of_another(
     assert tagged, "no signal with the parameter set over B's RPC was pushed on B"
     assert all(p["paramsVersion"] == 1 and p["eventTsMs"] >= rpc["effectiveAtMs"] for p in tagged)
     # The pushes crossed processes through the database: nothing of B executes the run.
-    assert not _live_engine_hosts_under(b)
-    assert _live_engine_hosts_under(a)
+    assert not live_hosts(b)
+    assert live_hosts(a)
     user.stop(strategy)
 
 
@@ -135,26 +134,3 @@ async def _until(done: Any, timeout: float, message: str) -> None:
     while not done():
         assert time.monotonic() < deadline, message
         await asyncio.sleep(0.2)
-
-
-def _live_engine_hosts_under(server: LiveServer) -> list[int]:
-    """Pids of live engine host JVMs (``HostMain``, the live heap) in this server's tree."""
-    rows = subprocess.run(
-        ["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True, check=True
-    ).stdout.splitlines()[1:]
-    parent_of = {int(r.split()[0]): int(r.split()[1]) for r in rows}
-    assert server.process is not None
-    root = server.process.pid
-
-    def under(pid: int) -> bool:
-        while pid > 1:
-            if pid == root:
-                return True
-            pid = parent_of.get(pid, 1)
-        return False
-
-    return [
-        int(r.split()[0])
-        for r in rows
-        if "HostMain" in r and "-Xmx128m" in r and under(int(r.split()[0]))
-    ]
