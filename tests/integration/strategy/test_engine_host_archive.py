@@ -1,6 +1,7 @@
-"""The class-data archive (``jvm/build.sh`` writes ``backtestd-engine.jsa`` beside the jar): every
-host maps it, and nothing a run returns changes; an archive that does not match its jar is
-ignored without disturbing the host's protocol on stdout (the JVM's warning goes to stderr)."""
+"""The class-data archive (``jvm/build.sh`` writes ``backtestd-engine.jsa`` beside the jar): a host
+configured to map it (``HostConfig.class_archive``; off by default, docs/engine-host.md) returns
+the same signals; an archive that does not match its jar is ignored without disturbing the
+host's protocol on stdout (the JVM's warning goes to stderr)."""
 
 from __future__ import annotations
 
@@ -57,13 +58,14 @@ def columns(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     )
 
 
-def test_hosts_map_the_archive_the_build_writes_and_return_the_same_signals(
+def test_a_host_maps_the_archive_the_build_writes_and_returns_the_same_signals(
     columns: dict[str, Path], tmp_path: Path
 ) -> None:
     jar = locate_engine_jar()
     assert jar.with_suffix(".jsa").is_file(), "jvm/build.sh wrote no class-data archive"
     # -Xshare:on: the JVM refuses to start unless it maps the archive
-    mapped = _signals(HostConfig(jar=jar, heap_mb=256, extra_jvm_args=("-Xshare:on",)), columns)
+    forced = HostConfig(jar=jar, heap_mb=256, class_archive=True, extra_jvm_args=("-Xshare:on",))
+    mapped = _signals(forced, columns)
     alone = tmp_path / "alone" / jar.name  # the same jar with no archive beside it
     alone.parent.mkdir()
     shutil.copy2(jar, alone)
@@ -82,8 +84,16 @@ def test_an_archive_that_does_not_match_its_jar_is_ignored_and_the_host_serves(
     moved = tmp_path / jar.name
     shutil.copy2(jar, moved)
     shutil.copy2(jar.with_suffix(".jsa"), moved.with_suffix(".jsa"))
-    refused = HostConfig(jar=moved, heap_mb=256, extra_jvm_args=("-Xshare:on",))
+    refused = HostConfig(jar=moved, heap_mb=256, class_archive=True, extra_jvm_args=("-Xshare:on",))
     with pytest.raises(Exception, match="shared archive"):  # proof that it does not match
         EngineHost(refused).start()
-    served = _signals(HostConfig(jar=moved, heap_mb=256), columns)
+    served = _signals(HostConfig(jar=moved, heap_mb=256, class_archive=True), columns)
     assert served == _signals(HostConfig(jar=jar, heap_mb=256), columns)
+
+
+def test_hosts_do_not_map_the_archive_unless_configured_to() -> None:
+    """Hosts that mapped it ran the engine 3-15 times slower (docs/engine-host.md)."""
+    jar = locate_engine_jar()
+    assert not any("SharedArchiveFile" in arg for arg in HostConfig(jar=jar).argv(jar))
+    mapped = HostConfig(jar=jar, class_archive=True).argv(jar)
+    assert f"-XX:SharedArchiveFile={jar.with_suffix('.jsa')}" in mapped

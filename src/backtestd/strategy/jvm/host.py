@@ -104,7 +104,8 @@ def class_data_archive(jar: Path) -> tuple[str, ...]:
     A host then takes the engine's, javac's and the JDK's classes already parsed and verified
     (docs/engine-host.md, "Class-data archive"): about a third less CPU to start. The JVM checks
     that the archive was written from this jar and this JVM, and ignores it otherwise (a warning
-    on stderr), so a stale archive costs only the saving.
+    on stderr), so a stale archive costs only the saving. Only hosts configured with
+    ``class_archive`` map it: the engine ran 3-15 times slower on a host that did (see there).
     """
     archive = jar.with_suffix(".jsa")
     return (f"-XX:SharedArchiveFile={archive}",) if archive.is_file() else ()
@@ -129,6 +130,10 @@ class HostConfig:
     stop_grace_s: float = 2.0
     stderr_lines: int = 50
     extra_jvm_args: tuple[str, ...] = ()
+    class_archive: bool = False
+    """Map ``jvm/build.sh``'s class-data archive (:func:`class_data_archive`). Off: a host that
+    mapped it started 0.1 s sooner but ran a sweep's vectors 3-15 times slower (2026-11-29,
+    docs/engine-host.md), a cause not yet found; kept for the tests and benchmarks that study it."""
     warm_up: bool = False
     """Run the host's built-in warm-up after it starts (``WarmUp.java``): a worker's host has
     the engine's hot paths compiled before its first sweep. Off for hosts that mostly compile
@@ -167,7 +172,7 @@ class HostConfig:
             "-XX:+DisplayVMOutputToStderr",
             "-Xlog:disable",
             "-Xlog:all=warning:stderr",
-            *class_data_archive(jar),
+            *(class_data_archive(jar) if self.class_archive else ()),
             *self.extra_jvm_args,
             "-cp",
             str(jar),
