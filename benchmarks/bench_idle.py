@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.bench_sweep import cpu_seconds
-from tests.support.server import LiveServer
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.support.server import LiveServer  # noqa: E402
+
+from bench_sweep import cpu_seconds  # noqa: E402
 
 
 def idle_round(settle_s: float, seconds: float, extra_env: dict[str, str]) -> dict[str, float]:
