@@ -106,6 +106,8 @@ MONITORING = {
     "distributed.admin.system-monitor.disk": False,
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "500ms",
+    "distributed.scheduler.http.routes": [],
+    "distributed.worker.http.routes": [],
 }
 """Dask's instruments for a web dashboard this service never starts, turned down. Its system
 monitor samples CPU, memory, network and disk of every scheduler and worker process through
@@ -115,8 +117,12 @@ thread every 10 ms, and every scheduler, nanny and worker checks its event loop'
 20 ms: off, and every 500 ms (the settings Dask's own test suite runs with). An idle
 ``backtestd serve`` with two workers used 7.0 CPU s a minute with Dask's defaults and 2.3 s
 without those two (docs/deployment.md). The nannies' memory monitor (every 100 ms) is left as
-it is: it is what stops a worker that runs out of memory. Worker processes started by a nanny
-inherit the nanny's Dask configuration."""
+it is: it is what stops a worker that runs out of memory. And every scheduler and worker
+starts an HTTP server, without TLS, whatever the dashboard setting: the embedded scheduler's
+answered on 127.0.0.1:8787 with the cluster's identity, workers and task counts in JSON (and a
+second ``serve`` on the machine warned that 8787 was taken). No routes here, and the embedded
+scheduler's on a port of its own choosing. Worker processes started by a nanny inherit the
+nanny's Dask configuration."""
 
 
 def task_settings_json(settings: Settings) -> str:
@@ -142,7 +148,10 @@ class DaskExecutor:
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,  # no web dashboard port: nothing to expose
+                # No dashboard; the HTTP server Dask starts anyway listens on a loopback port
+                # of its own and serves no routes (MONITORING).
+                dashboard_address="127.0.0.1:0",
+                scheduler_kwargs={"dashboard": False},
                 local_directory=str(settings.data_dir.resolve() / "dask-scratch"),
                 silence_logs=logging.WARNING,
                 # The secret the task leaves out reaches the worker processes this machine
