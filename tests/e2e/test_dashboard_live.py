@@ -262,6 +262,7 @@ def test_empty_states_say_what_to_do_and_refusals_show_the_servers_message(
     _go(tab, server, "#/live", "#live-empty")
     assert "register one on the Strategies page" in tab.inner_text("#live-empty")
     assert tab.get_attribute("#live-empty a", "href") == "#/strategies"
+    tab.wait_for_selector("#live-runs tr.empty")  # the runs' table fills after the form
     assert "No live runs yet" in tab.inner_text("#live-runs")
 
     strategy = user.register("live_every_bar.java")
