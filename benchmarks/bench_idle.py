@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.support.server import LiveServer  # noqa: E402
 
-from bench_sweep import cpu_seconds  # noqa: E402
+from bench_sweep import cpu_by_kind, cpu_seconds  # noqa: E402
 
 
 def idle_round(settle_s: float, seconds: float, extra_env: dict[str, str]) -> dict[str, float]:
@@ -38,10 +38,7 @@ def idle_round(settle_s: float, seconds: float, extra_env: dict[str, str]) -> di
             after = cpu_seconds(server.process.pid)
         finally:
             server.stop()
-    used: dict[str, float] = {}
-    for pid, (kind, spent) in after.items():
-        used[kind] = used.get(kind, 0.0) + spent - before.get(pid, (kind, 0.0))[1]
-    return used
+    return cpu_by_kind(before, after)
 
 
 def main() -> None:
@@ -55,9 +52,9 @@ def main() -> None:
     per_minute: list[float] = []
     for n in range(1, args.rounds + 1):
         used = idle_round(args.settle, args.seconds, extra_env)
-        total = sum(used.values()) * 60.0 / args.seconds
+        scale = 60.0 / args.seconds  # CPU seconds a minute
+        total = sum(used.values()) * scale
         per_minute.append(total)
-        scale = 60.0 / args.seconds
         parts = ", ".join(f"{kind} {s * scale:.2f}" for kind, s in sorted(used.items()))
         print(f"round {n}: {total:.2f} CPU s a minute idle ({parts})", flush=True)
     median = statistics.median(per_minute)

@@ -94,11 +94,19 @@ def cpu_seconds(root: int) -> dict[int, tuple[str, float]]:
     return out
 
 
-def cpu_used(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> str:
+def cpu_by_kind(
+    before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]
+) -> dict[str, float]:
     """CPU seconds each kind of process used between two ``cpu_seconds`` snapshots."""
     used: dict[str, float] = {}
     for pid, (kind, seconds) in after.items():
         used[kind] = used.get(kind, 0.0) + seconds - before.get(pid, (kind, 0.0))[1]
+    return used
+
+
+def cpu_used(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> str:
+    """:func:`cpu_by_kind`, printed with its total."""
+    used = cpu_by_kind(before, after)
     total = sum(used.values())
     parts = ", ".join(f"{kind} {s:.2f}" for kind, s in sorted(used.items()))
     return f"{total:.2f} CPU s ({parts})"
