@@ -122,6 +122,27 @@ def test_a_failed_qtscript_execute_names_the_users_own_line(
     assert "ArrayIndexOutOfBoundsException" in body["state"]["statusDetail"]
 
 
+def test_an_execute_failing_with_nul_in_its_message_fails_at_once_and_the_next_runs(
+    bob: AuthenticatedSession, ticker_prepare: str
+) -> None:
+    """A strategy's exception message with NUL characters once made the job's final write fail
+    on PostgreSQL (which cannot store NUL): the job never ended and was run again every 30 s.
+    Now it fails like any other, its message shown with U+FFFD for each NUL, and the next
+    execute of another strategy completes."""
+    attacker = bob.compile_strategy(source("throws_nul_message.java")).strategy_id
+    run = bob.execute(
+        exchange_id="sim", type_="ticker", prepare_job_id=ticker_prepare, strategy_id=attacker
+    )
+    body = wait_result(bob, "sim", "ticker", run.job_id, timeout=60)
+    assert body["state"]["status"] == "Failed", body
+    assert "stopped at\ufffdhere\ufffd" in body["state"]["statusDetail"], body["state"]
+    victim = bob.compile_strategy(source("ema_cross.qts")).strategy_id
+    after = bob.execute(
+        exchange_id="sim", type_="ticker", prepare_job_id=ticker_prepare, strategy_id=victim
+    )
+    assert wait_result(bob, "sim", "ticker", after.job_id)["state"]["status"] == "Completed"
+
+
 def test_prepare_ids_are_deterministic_across_date_forms(bob: AuthenticatedSession) -> None:
     day = (datetime.now().astimezone() - timedelta(days=3)).date()
     nxt = day + timedelta(days=1)

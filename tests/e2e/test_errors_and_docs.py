@@ -200,3 +200,35 @@ def test_unusable_input_is_a_400_naming_the_field_and_the_service_carries_on(
         f"{base}/datasets", json={"name": "fine", "instrument": "BTC/USDT"}, headers=headers
     )
     assert created.status_code in (200, 201), created.text
+
+
+def test_nul_in_a_path_query_or_body_is_a_400_naming_where_on_both_databases(
+    live_server: LiveServer,
+) -> None:
+    """NUL (``%00``, ``\\u0000``) reached PostgreSQL, which refuses it: a 500 there where SQLite
+    answered 404 (found by the fuzz test on ``GET /v1/live/public?cursor=%00``). Now every
+    such request is a 400 saying what holds it, on both databases, and the next works."""
+    token = live_server.token(live_server.create_key("nul-input"))
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    base = live_server.base_url
+    for path, where in [
+        ("/live/public?cursor=%00", "query parameter 'cursor'"),
+        ("/live?limit=5&cursor=a%00b", "query parameter 'cursor'"),
+        ("/strategy/%00", "the path"),
+        ("/live/run%00x", "the path"),
+    ]:
+        answer = httpx.get(f"{base}{path}", headers=headers)
+        assert answer.status_code == 400, (path, answer.text)
+        assert answer.json()["code"] == 400
+        assert answer.json()["message"].startswith(f"{where} holds the NUL character"), path
+    body = '{"name": "a\\u0000b", "instrument": "BTC/USDT"}'  # the JSON escape, as sent
+    answer = httpx.post(f"{base}/datasets", content=body.encode(), headers=headers)
+    assert answer.status_code == 400, answer.text
+    assert "name holds the NUL character" in answer.json()["message"]
+    assert httpx.get(f"{base}/live/public").status_code == 200
+    listed = httpx.get(f"{base}/datasets", headers=headers)
+    assert listed.status_code == 200, listed.text
+    created = httpx.post(
+        f"{base}/datasets", json={"name": "fine", "instrument": "BTC/USDT"}, headers=headers
+    )
+    assert created.status_code in (200, 201), created.text

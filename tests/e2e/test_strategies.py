@@ -254,6 +254,35 @@ def test_strategies_that_cannot_run_fail_validation_with_notices(
     assert all(n.provenance.value == "compile-dry-run" for n in state.notices)
 
 
+def test_a_validation_failing_with_nul_in_its_message_says_so_and_the_next_passes(
+    alice: AuthenticatedSession,
+) -> None:
+    """The verdict of a strategy whose exception message holds NUL is stored on both databases
+    (PostgreSQL cannot store NUL in text; notices are JSON, which spells it as an escape), and
+    the next validation runs."""
+    strategy_id = alice.compile_strategy(source("throws_nul_message.java")).strategy_id
+    state = _validate(alice, strategy_id)
+    assert state.validation.value == "failed"
+    messages = " ".join(n.message for n in state.notices)
+    assert "stopped at\x00here\x00" in messages, messages
+    healthy = alice.compile_strategy(source("breakout.qts")).strategy_id
+    assert _validate(alice, healthy).validation.value == "passed"
+
+
+def test_a_source_holding_nul_is_refused_with_its_line(live_server: LiveServer) -> None:
+    """A NUL cannot be stored (nor given back as sent by GET /strategy/{id}/code)."""
+    token = live_server.token(live_server.create_key("strategy-nul"))
+    text = source("ema_cross.java").replace("public class", "public\x00 class", 1)
+    response = httpx.post(
+        f"{live_server.base_url}/strategy",
+        content=text.encode(),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "text/plain"},
+    )
+    assert response.status_code == 400, response.text
+    line = text[: text.index("\x00")].count("\n") + 1
+    assert f"NUL character (U+0000) on line {line}" in response.json()["message"]
+
+
 def test_file_access_registers_then_fails_validation_naming_class_and_rule(
     alice: AuthenticatedSession,
 ) -> None:

@@ -15,6 +15,7 @@ from backtestd.api.dashboard import mount_dashboard, upload_origin
 from backtestd.api.docs import API_DESCRIPTION_VERSION, mount_api_docs, project_version
 from backtestd.api.errors import install_error_handlers
 from backtestd.api.live_mount import LIVE_BODY_MAX_BYTES, LIVE_COMMAND_MAX_BYTES, LiveChannel
+from backtestd.api.nul_guard import NulGuardMiddleware
 from backtestd.api.routes import (
     account,
     auth,
@@ -139,6 +140,7 @@ def create_app(settings: Settings, services: Services | None = None) -> FastAPI:
         return settings.max_body_bytes
 
     app.add_middleware(BodyLimitMiddleware, cap_for=cap_for)
+    app.add_middleware(NulGuardMiddleware)
     # Added last, so it runs first: a flood is refused before any body is read.
     app.add_middleware(AddressLimitMiddleware, prefix=API_PREFIX)
     return app

@@ -271,4 +271,11 @@ def _decode(body: bytes) -> str:
         ) from exc
     if not source.strip():
         raise InvalidInput("the request body is empty: send the strategy source as text/plain")
+    if "\x00" in source:
+        # Stored sources are given back as sent, and PostgreSQL cannot store NUL at all.
+        line = source.count("\n", 0, source.index("\x00")) + 1
+        raise InvalidInput(
+            f"the strategy source holds the NUL character (U+0000) on line {line}; remove it "
+            "(to put NUL in a Java string, write the escape \\u0000 instead)"
+        )
     return source

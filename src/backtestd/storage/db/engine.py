@@ -16,17 +16,19 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from backtestd.errors import ServiceUnavailable
-from backtestd.storage.db import json_text
+from backtestd.storage.db import json_text, text_params
 
 
 def build_engine(url: str) -> Engine:
-    """Create the engine; SQLite gets WAL, foreign keys and a generous busy timeout."""
+    """Create the engine; SQLite gets WAL, foreign keys and a generous busy timeout. Either kind
+    stores text without NUL characters (:func:`text_params.without_nul`)."""
     if url.startswith("sqlite"):
         engine = create_engine(
             url,
             connect_args={"check_same_thread": False, "timeout": 30},
             json_serializer=json_text.dumps,
         )
+        text_params.install(engine)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -39,9 +41,11 @@ def build_engine(url: str) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(
+    engine = create_engine(
         url, pool_pre_ping=True, pool_size=10, max_overflow=20, json_serializer=json_text.dumps
     )
+    text_params.install(engine)
+    return engine
 
 
 def _connection_lost(exc: BaseException) -> bool:
