@@ -4,8 +4,9 @@ What a shard does with the engine (``EnginePool`` + ``run_many``, 8 vectors a re
 ``jobs/handlers/sweep.py``), without the portfolio: the issue's 100-vector grid (SMA fast 5..50
 step 5 x slow 20..200 step 20, ``tests/support/strategies/sma_cross_kline.java``) over about a
 million one-second klines. Two engine hosts run it, ``before`` and ``after``, in alternating
-order for ``--rounds`` rounds, so both see the same machine load; the first round of each runs
-on a fresh JVM (cold: engine classes not yet compiled), later ones on the same, warm JVM.
+order for ``--rounds`` rounds, so both see the same machine load (neither runs the JIT warm-up,
+as in the service, unless ``--warm-up``); the first round of each runs on a fresh JVM (cold:
+engine classes not yet compiled), later ones on the same, warm JVM.
 
 Per side and round it prints the JVM's CPU seconds (user + system of the whole process, from
 ``/proc/<pid>/stat``: strategy threads, JIT compiler threads, GC, request handling), the sum
@@ -254,7 +255,7 @@ def same_signals(a: list[RunResult], b: list[RunResult]) -> str | None:
     return None
 
 
-def report(before: Side | None, after: Side, vectors: int) -> None:
+def report(before: Side | None, after: Side, vectors: int, warmed: bool) -> None:
     print("\nper round: JVM process CPU s | strategy-thread CPU s | wall s (100 vectors)")
     for r, (cpu, strat, wall) in enumerate(after.rounds):
         tag = "cold" if r == 0 else "warm"
@@ -276,7 +277,7 @@ def report(before: Side | None, after: Side, vectors: int) -> None:
             f"{side.name}: warm mean {cpu / vectors * 1000:.1f} ms JVM CPU a vector "
             f"({strat / vectors * 1000:.1f} ms strategy thread); cold round "
             f"{side.rounds[0][0] / vectors * 1000:.1f} ms a vector; JVM CPU before round 1 "
-            f"(start, compile{', warm-up' if side.name == 'after' else ''}) "
+            f"(start, compile{', warm-up' if side.name == 'after' and warmed else ''}) "
             f"{side.startup_cpu_s:.2f} s; client (Python) CPU "
             f"{sum(side.client_cpu_s) / len(side.client_cpu_s) / vectors * 1000:.2f} ms a vector"
         )
@@ -302,7 +303,14 @@ def main() -> None:
     ap.add_argument("--after-flags", default="")
     ap.add_argument("--no-before", action="store_true", help="run only this checkout's engine")
     ap.add_argument(
-        "--no-warm-up", action="store_true", help="start the after host without its warm-up"
+        "--warm-up",
+        action="store_true",
+        help="start the after host with its JIT warm-up (the service starts none: "
+        "BACKTESTD_ENGINE_WARM_UP is off, and a warmed host ran 1.45-1.55x the CPU, so an A/B "
+        "with it on one side only compares the warm-up)",
+    )
+    ap.add_argument(
+        "--no-warm-up", action="store_true", help="no warm-up on the after host (the default)"
     )
     ap.add_argument(
         "--contender",
@@ -327,7 +335,7 @@ def main() -> None:
             jar=after_jar,
             max_requests=1_000_000,
             extra_jvm_args=tuple(args.after_flags.split()),
-            warm_up=not args.no_warm_up,
+            warm_up=args.warm_up and not args.no_warm_up,
         )
         print(f"after: {after_jar}\n  {' '.join(after_cfg.argv(after_jar))}")
         sides: list[Side] = []
@@ -376,7 +384,7 @@ def main() -> None:
             for side in sides:
                 side.pool.close()
         before = sides[0] if len(sides) == 2 else None
-        report(before, sides[-1], len(vectors))
+        report(before, sides[-1], len(vectors), after_cfg.warm_up)
 
 
 if __name__ == "__main__":
