@@ -232,3 +232,21 @@ def test_nul_in_a_path_query_or_body_is_a_400_naming_where_on_both_databases(
         f"{base}/datasets", json={"name": "fine", "instrument": "BTC/USDT"}, headers=headers
     )
     assert created.status_code in (200, 201), created.text
+
+
+def test_an_error_quoting_a_huge_value_stays_short(live_server: LiveServer) -> None:
+    """Messages quote what was wrong; a 200,000-character dataset name came back whole (a 200 KB
+    error body). Long runs are cut to their start and length."""
+    token = live_server.token(live_server.create_key("huge-input"))
+    headers = {"Authorization": f"Bearer {token}"}
+    name = "x" * 200_000
+    answer = httpx.post(
+        f"{live_server.base_url}/datasets",
+        json={"name": name, "instrument": "BTC/USDT"},
+        headers=headers,
+    )
+    assert answer.status_code == 400, answer.text[:300]
+    message = answer.json()["message"]
+    assert len(answer.content) < 1_000, message[:300]
+    assert message.startswith("'name' must be 1 to 256 characters"), message
+    assert "… (200002 characters)" in message, message

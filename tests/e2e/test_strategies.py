@@ -255,11 +255,12 @@ def test_strategies_that_cannot_run_fail_validation_with_notices(
 
 
 def test_a_validation_failing_with_nul_in_its_message_says_so_and_the_next_passes(
-    alice: AuthenticatedSession,
+    live_server: LiveServer,
 ) -> None:
     """The verdict of a strategy whose exception message holds NUL is stored on both databases
     (PostgreSQL cannot store NUL in text; notices are JSON, which spells it as an escape), and
     the next validation runs."""
+    alice = _session(live_server, "strategy-nul-message")
     strategy_id = alice.compile_strategy(source("throws_nul_message.java")).strategy_id
     state = _validate(alice, strategy_id)
     assert state.validation.value == "failed"

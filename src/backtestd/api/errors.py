@@ -9,6 +9,7 @@ the API documents 400 for invalid requests). ``POST /auth/token`` rejections use
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -51,7 +52,25 @@ STATUS_BY_ERROR: dict[type[BacktestdError], int] = {
 
 
 def error_response(status: int, message: str, extra: dict[str, Any] | None = None) -> JSONResponse:
-    return JSONResponse({"code": status, "message": message, **(extra or {})}, status_code=status)
+    body = {"code": status, "message": abbreviated(message), **(extra or {})}
+    return JSONResponse(body, status_code=status)
+
+
+LONG_RUN = re.compile(r"\S{200,}")
+"""A run of text without spaces this long is a value the request sent, echoed by the message."""
+
+
+def abbreviated(message: str) -> str:
+    """``message`` with every run of 200 or more characters without a space cut to its first 80
+    and its length. Messages quote what was wrong (``'name' must be 1 to 256 characters; got
+    '...'``), and a 200,000-character name came back whole: a 200 KB error body.
+
+    >>> abbreviated("got '" + "x" * 300 + "'").endswith("x… (302 characters)")
+    True
+    >>> len(abbreviated("got '" + "x" * 300 + "'"))
+    102
+    """
+    return LONG_RUN.sub(lambda m: f"{m[0][:80]}… ({len(m[0])} characters)", message)
 
 
 def _envelope(exc: BacktestdError) -> dict[str, Any]:
