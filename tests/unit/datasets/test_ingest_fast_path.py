@@ -6,6 +6,7 @@ from __future__ import annotations
 import tempfile
 import threading
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backtestd.datasets import csv_blocks, ingest
+from backtestd.datasets import csv_blocks, ingest, rows
 from backtestd.datasets.ingest import IngestError, IngestResult, ingest_upload
 from backtestd.datasets.timestamps import (
     InexactEpoch,
@@ -26,6 +27,19 @@ from backtestd.datasets.timestamps import (
 from backtestd.domain.datasets import TimestampUnit
 
 MAX_BYTES = 64 << 20
+NOW = datetime.now(UTC)
+
+
+class _FrozenClock(datetime):
+    """``datetime`` whose ``now`` is :data:`NOW`: a refusal names the latest timestamp accepted
+    (a day after now, to the microsecond), and the two paths of one example once read the clock
+    a few microseconds apart (a fresh-clone run failed on a year-5138 timestamp)."""
+
+    @classmethod
+    def now(cls, tz: object = None) -> datetime:  # type: ignore[override]
+        return NOW
+
+
 T0_S = 1_767_225_600  # 2026-01-01T00:00:00Z
 SCALES = {"s": 1, "ms": 1_000, "us": 1_000_000}
 
@@ -97,6 +111,7 @@ def _outcome(data: bytes, fast: bool, block: int) -> tuple[str, IngestResult | N
     """The refusal message, or the result (path-free) and the stored bytes."""
     with tempfile.TemporaryDirectory() as directory, pytest.MonkeyPatch.context() as patch:
         patch.setattr(ingest, "CSV_BLOCK_BYTES", block)
+        patch.setattr(rows, "datetime", _FrozenClock)
         if not fast:
             patch.setattr(ingest, "_INTEGER", ingest.re.compile(r"(?!)"))  # never matches
         upload = Path(directory) / "upload"
