@@ -36,7 +36,7 @@ def install(engine: Engine) -> None:
         _context: Any,
         executemany: bool,
     ) -> tuple[str, Any]:
-        if executemany and isinstance(parameters, list):
+        if executemany and isinstance(parameters, list | tuple):
             return statement, [without_nul(p) for p in parameters]
         return statement, without_nul(parameters)
 
