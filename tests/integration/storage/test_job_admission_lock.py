@@ -4,25 +4,10 @@ the first to commit and then counts its job, on SQLite and PostgreSQL alike."""
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime
 
-from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.jobs import JobRepository
-from tests.support.job_specs import prepare_spec
-
-
-def _job(job_id: str) -> JobRecord:
-    return JobRecord(
-        job_id=job_id,
-        user_id="u",
-        kind=JobKind.PREPARE,
-        exchange_id="sim",
-        data_type="ticker",
-        spec=prepare_spec(),
-        status=JobStatus.NEW,
-        created_at=datetime.now(UTC),
-    )
+from tests.support.job_specs import new_job
 
 
 def test_a_second_admission_waits_for_the_first_and_counts_its_job(database: Database) -> None:
@@ -36,7 +21,7 @@ def test_a_second_admission_waits_for_the_first_and_counts_its_job(database: Dat
             assert repo.count_all_active() == 0
             first_locked.set()
             release.wait(timeout=30)
-            repo.add(_job("first"))
+            repo.add(new_job("first"))
 
     def second() -> None:
         first_locked.wait(timeout=30)
@@ -44,7 +29,7 @@ def test_a_second_admission_waits_for_the_first_and_counts_its_job(database: Dat
             repo = JobRepository(uow.session)
             repo.lock_admission()
             seen.append(repo.count_all_active())
-            repo.add(_job("second"))
+            repo.add(new_job("second"))
 
     threads = [threading.Thread(target=first), threading.Thread(target=second)]
     for thread in threads:

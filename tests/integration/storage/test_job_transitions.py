@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import update
 
-from backtestd.domain.jobs import JobKind, JobRecord, JobStatus, can_transition
+from backtestd.domain.jobs import JobKind, JobStatus, can_transition
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.migrate import migrate
 from backtestd.storage.db.repositories.jobs import JobRepository
 from backtestd.storage.db.tables import jobs
-from tests.support.job_specs import prepare_spec
+from tests.support.job_specs import new_job
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 
@@ -36,18 +36,7 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
 
 def _job_in(database: Database, job_id: str, status: JobStatus, cancel: bool) -> None:
     with database.unit_of_work() as uow:
-        JobRepository(uow.session).add(
-            JobRecord(
-                job_id=job_id,
-                user_id="u",
-                kind=JobKind.EXECUTE,
-                exchange_id="sim",
-                data_type="ticker",
-                spec=prepare_spec(),
-                status=JobStatus.NEW,
-                created_at=NOW,
-            )
-        )
+        JobRepository(uow.session).add(new_job(job_id, kind=JobKind.EXECUTE, created_at=NOW))
         uow.session.execute(  # put the row straight into the state under test
             update(jobs)
             .where(jobs.c.job_id == job_id)
@@ -144,16 +133,7 @@ def test_only_other_users_jobs_waiting_long_enough_ask_a_shard_to_yield(
     def add(job_id: str, user: str, at: datetime, status: JobStatus) -> None:
         with db.unit_of_work() as uow:
             JobRepository(uow.session).add(
-                JobRecord(
-                    job_id,
-                    user,
-                    JobKind.EXECUTE,
-                    "sim",
-                    "ticker",
-                    prepare_spec(),
-                    JobStatus.NEW,
-                    at,
-                )
+                new_job(job_id, user_id=user, kind=JobKind.EXECUTE, created_at=at)
             )
             uow.session.execute(
                 update(jobs).where(jobs.c.job_id == job_id).values(status=status.value)

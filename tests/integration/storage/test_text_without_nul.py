@@ -10,24 +10,10 @@ from datetime import UTC, datetime
 
 from sqlalchemy import text
 
-from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
+from backtestd.domain.jobs import JobStatus
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.repositories.jobs import JobRepository
-from tests.support.job_specs import prepare_spec
-
-
-def _job(job_id: str, detail: str | None = None) -> JobRecord:
-    return JobRecord(
-        job_id=job_id,
-        user_id="u\x00ser",
-        kind=JobKind.PREPARE,
-        exchange_id="sim",
-        data_type="ticker",
-        spec=prepare_spec(),
-        status=JobStatus.NEW,
-        created_at=datetime.now(UTC),
-        status_detail=detail,
-    )
+from tests.support.job_specs import new_job
 
 
 def test_nul_in_a_jobs_fields_is_stored_as_a_replacement_character(
@@ -36,8 +22,8 @@ def test_nul_in_a_jobs_fields_is_stored_as_a_replacement_character(
     now = datetime.now(UTC)
     with database.unit_of_work() as uow:
         repo = JobRepository(uow.session)
-        assert repo.add(_job("a", "queued\x00"))
-        assert repo.add(_job("b"))
+        assert repo.add(new_job("a", user_id="u\x00ser", status_detail="queued\x00"))
+        assert repo.add(new_job("b", user_id="u\x00ser"))
     with database.unit_of_work() as uow:
         assert JobRepository(uow.session).finish(
             "b", JobStatus.FAILED, now, "threw: stopped at\x00here", None

@@ -2,29 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from backtestd.domain.jobs import JobKind, JobRecord, JobStatus
 from backtestd.storage.db.engine import Database
 from backtestd.storage.db.migrate import migrate
 from backtestd.storage.db.repositories.jobs import JobRepository
-from tests.support.job_specs import prepare_spec
-
-
-def _job(job_id: str) -> JobRecord:
-    return JobRecord(
-        job_id=job_id,
-        user_id="u",
-        kind=JobKind.PREPARE,
-        exchange_id="sim",
-        data_type="ticker",
-        spec=prepare_spec(),
-        status=JobStatus.NEW,
-        created_at=datetime.now(UTC),
-    )
+from tests.support.job_specs import new_job
 
 
 def test_a_rolled_back_unit_of_work_keeps_no_nested_insert(tmp_path: Path) -> None:
@@ -33,15 +18,15 @@ def test_a_rolled_back_unit_of_work_keeps_no_nested_insert(tmp_path: Path) -> No
 
     def insert_then_refuse() -> None:
         with database.unit_of_work() as uow:
-            assert JobRepository(uow.session).add(_job("gone"))  # a SAVEPOINT insert
+            assert JobRepository(uow.session).add(new_job("gone"))  # a SAVEPOINT insert
             raise RuntimeError("the service refused after the insert")
 
     with pytest.raises(RuntimeError, match="refused"):
         insert_then_refuse()
     with database.unit_of_work() as uow:
         assert JobRepository(uow.session).get("gone") is None
-        assert JobRepository(uow.session).add(_job("kept"))
+        assert JobRepository(uow.session).add(new_job("kept"))
     with database.unit_of_work() as uow:
         assert JobRepository(uow.session).get("kept") is not None
-        assert not JobRepository(uow.session).add(_job("kept"))  # duplicate: refused, no error
+        assert not JobRepository(uow.session).add(new_job("kept"))  # duplicate: refused, no error
     database.dispose()
