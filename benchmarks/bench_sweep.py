@@ -94,6 +94,56 @@ def cpu_seconds(root: int) -> dict[int, tuple[str, float]]:
     return out
 
 
+def _thread_group(name: str) -> str:
+    """The kind of a JVM thread, from its name (``comm``, cut to 15 characters by Linux)."""
+    for prefix, group in (
+        ("C2 ", "JIT C2"),
+        ("C1 ", "JIT C1"),
+        ("G1 ", "GC"),
+        ("GC ", "GC"),
+        ("VM Thread", "VM thread"),
+    ):
+        if name.startswith(prefix):
+            return group
+    return "strategy" if name.startswith("strategy") else "other"
+
+
+def engine_thread_seconds(root: int) -> dict[tuple[int, int], tuple[str, float]]:
+    """User + system CPU seconds of every engine-host thread, by (pid, tid), with its group."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for pid in _tree(root):
+        if _kind(root, pid) != "engine host":
+            continue
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                name = (task / "comm").read_text().strip()
+                fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            seconds = (int(fields[11]) + int(fields[12])) / tick
+            out[(pid, int(task.name))] = (_thread_group(name), seconds)
+    return out
+
+
+def engine_threads_used(
+    before: dict[tuple[int, int], tuple[str, float]],
+    after: dict[tuple[int, int], tuple[str, float]],
+    hosts_cpu: float,
+) -> str:
+    """The engine hosts' CPU between two snapshots, by thread group.
+
+    A request's strategy thread ends with its request, so most of its CPU is in no snapshot:
+    what the hosts used (``hosts_cpu``) beyond the threads seen in both is counted as
+    "strategy, ended".
+    """
+    used: dict[str, float] = {}
+    for key, (group, seconds) in after.items():
+        used[group] = used.get(group, 0.0) + seconds - before.get(key, (group, 0.0))[1]
+    used["strategy, ended"] = hosts_cpu - sum(used.values())
+    return ", ".join(f"{group} {s:.2f}" for group, s in sorted(used.items(), key=lambda g: -g[1]))
+
+
 def cpu_by_kind(
     before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]
 ) -> dict[str, float]:
@@ -440,13 +490,21 @@ def main() -> None:
                         "slow": {**GRID["slow"], "from": 20 + shift, "to": 200 + shift},
                     }
                     cpu_before = cpu_seconds(server.process.pid)
+                    threads_before = engine_thread_seconds(server.process.pid)
                     seconds, accepted, result = run_sweep(client, job, strategy_id, shifted)
-                    cpu = cpu_used(cpu_before, cpu_seconds(server.process.pid))
+                    cpu_after = cpu_seconds(server.process.pid)
+                    cpu = cpu_used(cpu_before, cpu_after)
+                    threads = engine_threads_used(
+                        threads_before,
+                        engine_thread_seconds(server.process.pid),
+                        cpu_by_kind(cpu_before, cpu_after).get("engine host", 0.0),
+                    )
                     _print_timeline()
                     print(
                         f"warm sweep {shift}: {len(result['leaderboard'])} vectors in "
                         f"{seconds:.2f} s end to end{recorded(result)}; the service used {cpu}"
                     )
+                    print(f"  engine hosts' CPU by thread: {threads}")
                     warm_ends.append(float(result.get("_recorded_s") or seconds))
                 if warm_ends:
                     print(
@@ -482,9 +540,11 @@ def main() -> None:
                 if args.rss_vectors:
                     step = max(1, round(180 / max(1, args.rss_vectors // 10 - 1)))
                     big = {**GRID, "slow": {"from": 20, "to": 200, "step": step}}
+                    cpu_before = cpu_seconds(server.process.pid)
                     seconds, _, result = run_sweep(client, job, strategy_id, big)
+                    cpu = cpu_used(cpu_before, cpu_seconds(server.process.pid))
                     n = len(result["leaderboard"])
-                    print(f"second sweep: {n} vectors in {seconds:.2f} s")
+                    print(f"second sweep: {n} vectors in {seconds:.2f} s; the service used {cpu}")
                     print_peaks(f"after {len(rows)} + {n} vectors", server.process.pid)
             close = prepared_close(Path(tmp), job)
             print(f"bars: {close.size}")
