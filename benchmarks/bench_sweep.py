@@ -455,9 +455,16 @@ def main() -> None:
                 job = prepare(client, Path(tmp), args.days, end, args.dense)
                 assert server.process is not None
                 cpu_before = cpu_seconds(server.process.pid)
+                threads_before = engine_thread_seconds(server.process.pid)
                 load = os.getloadavg()[0]
                 seconds, accepted, result = run_sweep(client, job, strategy_id, GRID)
-                cpu = cpu_used(cpu_before, cpu_seconds(server.process.pid))
+                cpu_after = cpu_seconds(server.process.pid)
+                cpu = cpu_used(cpu_before, cpu_after)
+                threads = engine_threads_used(
+                    threads_before,
+                    engine_thread_seconds(server.process.pid),
+                    cpu_by_kind(cpu_before, cpu_after).get("engine host", 0.0),
+                )
                 rows = result["leaderboard"]
                 per_trial = sorted(r["runtimeMs"] for r in rows)
                 _print_timeline()
@@ -468,6 +475,7 @@ def main() -> None:
                     f"{recorded(result)}"
                 )
                 print(f"  load average at submission {load:.1f}; the service used {cpu}")
+                print(f"  engine hosts' CPU by thread: {threads}")
                 path = (
                     f"/backtest/{EXCHANGE}/kline/executeSweep/{job}/{accepted['sweepId']}"
                     "?order=natural"
