@@ -81,16 +81,20 @@ def _kind(root: int, pid: int) -> str:
     return "engine host" if b"HostMain" in cmd else "worker"
 
 
+def _stat_seconds(stat: Path) -> float:
+    """User + system CPU seconds of a process or thread, from its ``stat`` file."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def cpu_seconds(root: int) -> dict[int, tuple[str, float]]:
     """User + system CPU seconds of ``root`` and each descendant, by pid."""
-    tick = os.sysconf("SC_CLK_TCK")
     out = {}
     for pid in _tree(root):
         try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            out[pid] = (_kind(root, pid), _stat_seconds(Path(f"/proc/{pid}/stat")))
         except OSError:
             continue
-        out[pid] = (_kind(root, pid), (int(fields[11]) + int(fields[12])) / tick)
     return out
 
 
@@ -110,19 +114,16 @@ def _thread_group(name: str) -> str:
 
 def engine_thread_seconds(root: int) -> dict[tuple[int, int], tuple[str, float]]:
     """User + system CPU seconds of every engine-host thread, by (pid, tid), with its group."""
-    tick = os.sysconf("SC_CLK_TCK")
     out = {}
     for pid in _tree(root):
         if _kind(root, pid) != "engine host":
             continue
         for task in Path(f"/proc/{pid}/task").glob("*"):
             try:
-                name = (task / "comm").read_text().strip()
-                fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+                group = _thread_group((task / "comm").read_text().strip())
+                out[(pid, int(task.name))] = (group, _stat_seconds(task / "stat"))
             except OSError:
                 continue
-            seconds = (int(fields[11]) + int(fields[12])) / tick
-            out[(pid, int(task.name))] = (_thread_group(name), seconds)
     return out
 
 
@@ -160,6 +161,23 @@ def cpu_used(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, f
     total = sum(used.values())
     parts = ", ".join(f"{kind} {s:.2f}" for kind, s in sorted(used.items()))
     return f"{total:.2f} CPU s ({parts})"
+
+
+class CpuMeter:
+    """The service's CPU from its creation to each :meth:`read`: by kind of process
+    (:func:`cpu_used`), and the engine hosts' by thread group (:func:`engine_threads_used`)."""
+
+    def __init__(self, root: int) -> None:
+        self._root = root
+        self._processes = cpu_seconds(root)
+        self._threads = engine_thread_seconds(root)
+
+    def read(self) -> tuple[str, str]:
+        """The CPU used since the meter was made, and the engine hosts' part by thread."""
+        processes = cpu_seconds(self._root)
+        hosts = cpu_by_kind(self._processes, processes).get("engine host", 0.0)
+        threads = engine_threads_used(self._threads, engine_thread_seconds(self._root), hosts)
+        return cpu_used(self._processes, processes), threads
 
 
 def peak_rss(root: int) -> dict[str, list[int]]:
@@ -454,17 +472,10 @@ def main() -> None:
                 strategy_id = client.post("/strategy", content=text).json()["strategyId"]
                 job = prepare(client, Path(tmp), args.days, end, args.dense)
                 assert server.process is not None
-                cpu_before = cpu_seconds(server.process.pid)
-                threads_before = engine_thread_seconds(server.process.pid)
+                meter = CpuMeter(server.process.pid)
                 load = os.getloadavg()[0]
                 seconds, accepted, result = run_sweep(client, job, strategy_id, GRID)
-                cpu_after = cpu_seconds(server.process.pid)
-                cpu = cpu_used(cpu_before, cpu_after)
-                threads = engine_threads_used(
-                    threads_before,
-                    engine_thread_seconds(server.process.pid),
-                    cpu_by_kind(cpu_before, cpu_after).get("engine host", 0.0),
-                )
+                cpu, threads = meter.read()
                 rows = result["leaderboard"]
                 per_trial = sorted(r["runtimeMs"] for r in rows)
                 _print_timeline()
@@ -497,16 +508,9 @@ def main() -> None:
                         "fast": {**GRID["fast"], "from": 5 + shift, "to": 50 + shift},
                         "slow": {**GRID["slow"], "from": 20 + shift, "to": 200 + shift},
                     }
-                    cpu_before = cpu_seconds(server.process.pid)
-                    threads_before = engine_thread_seconds(server.process.pid)
+                    meter = CpuMeter(server.process.pid)
                     seconds, accepted, result = run_sweep(client, job, strategy_id, shifted)
-                    cpu_after = cpu_seconds(server.process.pid)
-                    cpu = cpu_used(cpu_before, cpu_after)
-                    threads = engine_threads_used(
-                        threads_before,
-                        engine_thread_seconds(server.process.pid),
-                        cpu_by_kind(cpu_before, cpu_after).get("engine host", 0.0),
-                    )
+                    cpu, threads = meter.read()
                     _print_timeline()
                     print(
                         f"warm sweep {shift}: {len(result['leaderboard'])} vectors in "
@@ -534,9 +538,9 @@ def main() -> None:
                             "fast": {**GRID["fast"], "from": 5 + 9 + shift, "to": 59 + shift},
                             "slow": {**GRID["slow"], "from": 20 + 9 + shift, "to": 209 + shift},
                         }
-                        cpu_before = cpu_seconds(server.process.pid)
+                        meter = CpuMeter(server.process.pid)
                         seconds, _, result = run_sweep(client, job, strategy_id, shifted)
-                        cpu = cpu_used(cpu_before, cpu_seconds(server.process.pid))
+                        cpu, _ = meter.read()
                         print(f"after them, sweep {shift}{recorded(result)}; service used {cpu}")
                         polluted.append(float(result.get("_recorded_s") or seconds))
                     print(
@@ -548,9 +552,9 @@ def main() -> None:
                 if args.rss_vectors:
                     step = max(1, round(180 / max(1, args.rss_vectors // 10 - 1)))
                     big = {**GRID, "slow": {"from": 20, "to": 200, "step": step}}
-                    cpu_before = cpu_seconds(server.process.pid)
+                    meter = CpuMeter(server.process.pid)
                     seconds, _, result = run_sweep(client, job, strategy_id, big)
-                    cpu = cpu_used(cpu_before, cpu_seconds(server.process.pid))
+                    cpu, _ = meter.read()
                     n = len(result["leaderboard"])
                     print(f"second sweep: {n} vectors in {seconds:.2f} s; the service used {cpu}")
                     print_peaks(f"after {len(rows)} + {n} vectors", server.process.pid)
