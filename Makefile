@@ -50,8 +50,13 @@ lint: install
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
+# The suite runs in TEST_PROCESSES pytest processes (pytest-xdist), a test module to a process
+# (`--dist loadfile`: a module's servers and fixtures stay in one process): on two cores the e2e
+# modules, mostly waiting on servers, overlap. `make test TEST_PROCESSES=0` runs serially.
+TEST_PROCESSES ?= 2
+
 test: install $(VENV)/next-clients/.installed jvm lint
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n $(TEST_PROCESSES) --dist loadfile
 
 unit: install
 	$(VENV)/bin/pytest tests/unit
