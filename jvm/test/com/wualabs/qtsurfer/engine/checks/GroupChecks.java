@@ -57,6 +57,41 @@ final class GroupChecks {
         lookups();
         klineColumns();
         tickerColumns();
+        mixedColumns();
+    }
+
+    /**
+     * The fields one kind of event leaves unset read NaN after it, whatever came before, and on a
+     * group's first event, also fed from columns (which skip clearing them while they are NaN). A
+     * field node keeps its last value over a NaN; AutoAskClose shows the frame itself: the ask
+     * while there is one, else the close.
+     */
+    static void mixedColumns() {
+        InstrumentGroupRTIndicator g = group();
+        g.addPrice().add("auto", TickerValueSource.AutoAskClose).add("vwap", TickerValueSource.Vwap)
+                .diff("gap", "price", "auto").diff("dn", "price", "vwap").add("an", "vwap", "price")
+                .mul("mn", "price", "vwap");
+        double[] ask = {9};
+        double[] one = {1};
+        double[] close = {7};
+        GroupDriver.kline(g, 0, 999, one, one, one, close, one, 0);
+        Check.near(7, g.getValue("auto"), "a first kline has no ask: AutoAskClose is its close");
+        Check.isTrue(Double.isNaN(g.getValue("vwap")), "a first kline leaves the vwap NaN");
+        for (String name : new String[] {"dn", "an", "mn"}) {
+            Check.isTrue(Double.isNaN(g.getValue(name)), name + " of a NaN is NaN");
+        }
+        GroupDriver.ticker(g, 1000, one, one, ask, one, close, one, 0);
+        Check.near(9, g.getValue("auto"), "a ticker's ask");
+        Check.near(-2, g.getValue("gap"), "price minus ask");
+        GroupDriver.kline(g, 2000, 2999, one, one, one, close, one, 0);
+        Check.near(7, g.getValue("auto"), "a kline after a ticker clears its ask");
+        Check.near(0, g.getValue("gap"), "and the difference it fed");
+        InstrumentGroupRTIndicator first = group();
+        first.addPrice().add("auto", TickerValueSource.AutoAskClose);
+        GroupDriver.ticker(first, 0, one, one, ask, one, close, one, 0);
+        Check.near(9, first.getValue("auto"), "a first ticker's ask");
+        GroupDriver.kline(first, 1000, 1999, one, one, one, close, one, 0);
+        Check.near(7, first.getValue("auto"), "a kline after a first ticker clears its ask");
     }
 
     /** As {@link #klineColumns}, for tickers (whose windows fire before the event, so the late nodes step with it). */
