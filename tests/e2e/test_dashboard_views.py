@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, Route
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.test_dashboard import sign_in  # skips the module without Chromium
@@ -383,6 +383,43 @@ def test_walk_forward_folds_are_dated_inside_the_run_and_the_ranking_select_agre
     assert "raw ranking" in page.inner_text("#leaderboard-note")
     assert page.locator("#fold-note").inner_text() == ""  # exact times, not approximate
     _both_widths(page, tmp_path, "walk-forward", "#fold-chart svg")
+
+
+def test_a_page_left_while_it_loads_never_draws_over_the_next_one(
+    page: Page, server: LiveServer, work: dict[str, Any]
+) -> None:
+    """A user who moves on while a page still loads stays on the page chosen: the left view's late
+    answer draws nothing and its errors are not shown. (CI saw the account page, still loading from
+    the sign-in, replace a sweep page, whose own late code then showed "Cannot set properties of
+    null" instead of the folds.) The left view's requests are held until the next page is drawn."""
+    key, code_page = work["key"], f"#/strategy/{work['strategy']}"
+    _open(page, server, key, "#/strategies", "#strategy-table")
+    held: list[Route] = []
+    page.route("**/v1/account/usage", lambda route: held.append(route))
+    page.evaluate("location.hash = '#/account'")
+    page.wait_for_function("() => document.querySelector('#view').textContent !== ''")
+    while not held:
+        page.wait_for_timeout(20)
+    _open(page, server, key, code_page, "#code")
+    page.evaluate("document.querySelector('#who').textContent = ''")
+    held[0].continue_()
+    # The account view writes #who, then (synchronously) its page: once #who is back, it has run.
+    page.wait_for_function("() => document.querySelector('#who').textContent !== ''")
+    assert page.locator("#code").count() == 1
+    assert page.locator("#tier").count() == 0
+    page.unroute("**/v1/account/usage")
+
+    held.clear()
+    page.route(f"**/v1/backtest/jobs/{work['prepare']}", lambda route: held.append(route))
+    page.evaluate(f"location.hash = '#/sweep/sim/ticker/{work['prepare']}/{work['folds']}'")
+    while not held:
+        page.wait_for_timeout(20)
+    _open(page, server, key, "#/strategies", "#strategy-table")
+    with page.expect_response(f"**/v1/backtest/jobs/{work['prepare']}"):
+        held[0].continue_()
+    page.wait_for_timeout(1000)  # the left sweep view's code after that answer fails at once
+    assert page.locator("#strategy-table").count() == 1
+    assert page.locator("#view .error").all_inner_texts() == []
 
 
 def test_account_market_and_datasets_views_fit_390_px(

@@ -2,7 +2,9 @@
 
 export const $ = (sel, root = document) => root.querySelector(sel);
 export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
-export const view = () => $("#view");
+// The page's view, or, for a render that a later navigation has replaced (`shown()` false:
+// see router.js `stillShown`), a detached element, so that its late answer is drawn nowhere.
+export const view = (shown = () => true) => (shown() ? $("#view") : document.createElement("main"));
 
 export function esc(text) {
   return String(text ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));

@@ -1,7 +1,7 @@
 // Sign-in (an API key exchanged for a JWT kept in this tab) and the account page.
 import { API, api, session } from "../lib/api.js";
 import { $, bar, esc, tableWrap, view } from "../lib/dom.js";
-import { register, route } from "../lib/router.js";
+import { register, route, stillShown } from "../lib/router.js";
 
 export function signInView(message = "") {
   $("#nav").hidden = true;
@@ -22,17 +22,19 @@ export function signInView(message = "") {
     const body = await response.json();
     if (!response.ok) { $("#signin-error").textContent = body.message || `HTTP ${response.status}`; return; }
     session.token = body.access_token;
+    // A new address routes through its hashchange event; routing here too would draw it twice.
     if (!location.hash || location.hash === "#/") location.hash = "#/account";
-    route();
+    else route();
   });
 }
 
 const mib = (b) => `${(b / 1048576).toFixed(1)} MiB`;
 
 async function accountView() {
+  const shown = stillShown();
   const [{ data: account }, { data: usage }] = await Promise.all([api("GET", "/account"), api("GET", "/account/usage")]);
   $("#who").textContent = `${account.userId} · ${account.tier}`;
-  view().innerHTML = `
+  view(shown).innerHTML = `
     <section class="card"><h2>Account <span class="pill" id="tier">${esc(account.tier)}</span></h2>
       ${tableWrap(`<table><tbody>
         <tr><th>Storage</th><td>${mib(usage.storageBytesUsed)} of ${mib(account.maxTotalStorageBytes)}</td><td>${bar(usage.storageBytesUsed, account.maxTotalStorageBytes)}</td></tr>

@@ -4,7 +4,7 @@ import { api, listAll, showError, strategyNames } from "../lib/api.js";
 import { $, bar, esc, tableWrap, toast, view } from "../lib/dom.js";
 import { isoUtc, ratioPercent } from "../lib/format.js";
 import { TERMINAL, poll, whileShown } from "../lib/poll.js";
-import { register } from "../lib/router.js";
+import { register, stillShown } from "../lib/router.js";
 import { executeLabel, knowDatasets, prepareLabel, preparedOptions, resultPath } from "./jobs.js";
 import { strategyLabel } from "./strategies.js";
 
@@ -25,12 +25,13 @@ function jobRow(j) {
 }
 
 async function backtestsView() {
+  const shown = stillShown();
   const [{ data: exchanges }, strategies, { data: datasets }, prepares] = await Promise.all([
     api("GET", "/exchanges"), strategyNames(), api("GET", "/datasets"), listAll("/backtest/jobs?kind=prepare", "jobs", 200),
   ]);
   knowDatasets(datasets.datasets);
   const ready = datasets.datasets.filter((d) => d.status === "ready");
-  view().innerHTML = `
+  view(shown).innerHTML = `
     <section class="card"><h2>Prepare data</h2><form id="prepare-form"><div class="row">
       <div><label>Source</label><select name="source"><option value="exchange">exchange market data</option><option value="dataset" ${ready.length ? "" : "disabled"}>your dataset${ready.length ? "" : " (none ready)"}</option></select></div>
       <div data-for="exchange"><label>Exchange</label><select name="exchange">${exchanges.map((x) => `<option>${esc(x.id)}</option>`).join("")}</select></div>

@@ -5,7 +5,7 @@ import { lineChart } from "../lib/charts.js";
 import { $, esc, tableWrap, view } from "../lib/dom.js";
 import { isoUtc } from "../lib/format.js";
 import { poll } from "../lib/poll.js";
-import { register } from "../lib/router.js";
+import { register, stillShown } from "../lib/router.js";
 
 function isoHoursAgo(h) {
   const d = new Date(Date.now() - h * 3600e3);
@@ -27,8 +27,9 @@ function datasetRows(datasets) {
 }
 
 async function datasetsView() {
+  const shown = stillShown();
   const { data } = await api("GET", "/datasets");
-  view().innerHTML = `
+  view(shown).innerHTML = `
     <section class="card"><h2>Datasets</h2>
       ${tableWrap(`<table id="dataset-table"><thead><tr><th>Name</th><th>Instrument</th><th>Status</th><th>Cadence</th><th>Rows</th><th>Gaps</th><th>Range (UTC)</th><th>Actions</th></tr></thead>
       <tbody>${datasetRows(data.datasets)}</tbody></table>`)}

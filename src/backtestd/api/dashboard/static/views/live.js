@@ -5,7 +5,7 @@
 import { api, showError, strategyNames } from "../lib/api.js";
 import { $, esc, tableWrap, toast, view } from "../lib/dom.js";
 import { poll, whileShown } from "../lib/poll.js";
-import { register } from "../lib/router.js";
+import { register, stillShown } from "../lib/router.js";
 import { gateClass, gateLabel, nextCursor, paramFields, paramsFrom, pill, runLabel, runPath, sourceLabel, startedLabel } from "./live_shared.js";
 import { strategyLabel } from "./strategies.js";
 
@@ -64,6 +64,7 @@ const NO_RUNS = '<tr class="empty"><td colspan="9" class="muted">No live runs ye
 const NO_PUBLIC = '<tr class="empty"><td colspan="4" class="muted">No public runs right now. A run started with visibility public is listed here once it has passed its sandbox trial (stage LIVE).</td></tr>';
 
 async function liveView() {
+  const shown = stillShown();
   const [strategies, { data: exchanges }, { data: account }] = await Promise.all([strategyNames(), api("GET", "/exchanges"), api("GET", "/account")]);
   const sources = sourceOptions(exchanges);
   const minSandbox = account.minSandboxMinutes ?? 5;
@@ -91,7 +92,7 @@ async function liveView() {
       ${PAPER_BLOCK}
       <p><button type="submit">Start live run</button></p><p class="error" id="live-error" role="alert"></p></form>`;
   }
-  view().innerHTML = `
+  view(shown).innerHTML = `
     <section class="card"><h2>Start a live run</h2>
       <p class="muted">Forward-test a registered strategy on market data as it arrives: nothing is ever sent to an exchange. A new run first runs a sandbox trial (two executions that must agree), then turns live.</p>
       ${form}</section>

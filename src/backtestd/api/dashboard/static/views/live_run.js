@@ -8,7 +8,7 @@ import { $, esc, tableWrap, toast, view } from "../lib/dom.js";
 import { params as paramsText, utc, utcSeconds } from "../lib/format.js";
 import { watchRun } from "../lib/live_channel.js";
 import { poll, whileShown } from "../lib/poll.js";
-import { register } from "../lib/router.js";
+import { register, stillShown } from "../lib/router.js";
 import { paperSection, paperUpdater } from "./live_paper.js";
 import { SIGNAL_HEAD, gateClass, gateLabel, nextCursor, paramFields, paramsFrom, pill, runLabel, signalRow, sourceLabel } from "./live_shared.js";
 
@@ -195,16 +195,17 @@ function recordedPages(runId) {
 }
 
 async function liveRunView(runId) {
+  const shown = stillShown();
   stopWatching();
   let run;
   try {
     run = (await api("GET", `/live/${encodeURIComponent(runId)}`)).data;
   } catch (err) {
     if (err.status !== 404) throw err;
-    return publicRunView(runId, err);
+    return publicRunView(runId, err, shown);
   }
   const strategy = await strategyOf(run.strategyId);
-  view().innerHTML = `
+  view(shown).innerHTML = `
     <section class="card"><h2>Live run <span id="run-name">${esc(runLabel(run))}</span></h2>
       <p class="muted"><a href="#/live">All live runs</a> · <span id="refresh-note">refreshed every ${REFRESH_MS / 1000} seconds</span></p>
       ${tableWrap(`<table id="run-detail"><tbody>
@@ -277,9 +278,9 @@ async function liveRunView(runId) {
 }
 
 // Someone else's run: readable when it is public and live (its signals answer), otherwise
-// the detail's own 404 message is what there is to say.
-async function publicRunView(runId, notOwn) {
-  view().innerHTML = `<section class="card"><h2>Public live run <span id="run-name"><code class="id">${esc(runId)}</code></span></h2>
+// the detail's own 404 message is what there is to say. `shown`: the live run view's (router.js).
+async function publicRunView(runId, notOwn, shown) {
+  view(shown).innerHTML = `<section class="card"><h2>Public live run <span id="run-name"><code class="id">${esc(runId)}</code></span></h2>
       <p class="muted"><a href="#/live">All live runs</a></p>
       <p id="public-note">This run is not yours: its signals can be read while it is public and live; its settings stay with its owner.</p>
       <p id="run-source"></p></section>
@@ -289,7 +290,7 @@ async function publicRunView(runId, notOwn) {
     await firstPage();
   } catch (err) {
     if (err.status === 401) throw err;
-    view().innerHTML = `<section class="card"><h2>Live run</h2><p class="error" role="alert" id="run-error">${esc(notOwn.message)}</p>
+    view(shown).innerHTML = `<section class="card"><h2>Live run</h2><p class="error" role="alert" id="run-error">${esc(notOwn.message)}</p>
       <p>${err.status === 404 ? "" : `${esc(err.message)} · `}<a href="#/live">See your live runs and the public ones</a>.</p></section>`;
     return;
   }

@@ -3,15 +3,16 @@ import { API, api, fetchText, hourPath, showError } from "../lib/api.js";
 import { lineChart } from "../lib/charts.js";
 import { priceSeries } from "../lib/csv.js";
 import { $, esc, tableWrap, view } from "../lib/dom.js";
-import { register } from "../lib/router.js";
+import { register, stillShown } from "../lib/router.js";
 
 // Coverage "to" is the end of the last hour with data; the last hour starts an hour earlier.
 const lastHourOf = (window) => (window?.to ? new Date(Date.parse(window.to) - 3600e3).toISOString().slice(0, 13) : "");
 const downloadName = (i) => (i.settle ? `${i.id}:${i.settle}` : i.id);
 
 async function marketView() {
+  const shown = stillShown();
   const { data: exchanges } = await api("GET", "/exchanges");
-  view().innerHTML = `<section class="card"><h2>Market data</h2>
+  view(shown).innerHTML = `<section class="card"><h2>Market data</h2>
     <div class="row"><div><label for="exchange">Exchange</label><select id="exchange">${exchanges.map((x) => `<option value="${esc(x.id)}">${esc(x.name)} (${esc(x.id)})</option>`).join("")}</select></div>
     <div><label for="segment">Segment</label><select id="segment"><option>spot</option><option>futures</option></select></div></div>
     <div id="instruments"></div></section>

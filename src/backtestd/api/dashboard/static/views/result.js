@@ -9,7 +9,7 @@ import { downloadText, parseCsv, priceSeries } from "../lib/csv.js";
 import { $, esc, tableWrap, view } from "../lib/dom.js";
 import { fixed, isoUtc, percent, ratioPercent } from "../lib/format.js";
 import { TERMINAL, poll, whileShown } from "../lib/poll.js";
-import { register } from "../lib/router.js";
+import { register, stillShown } from "../lib/router.js";
 import { windowLabel } from "./jobs.js";
 
 const SIGNAL_ROWS_SHOWN = 500;
@@ -82,6 +82,7 @@ function configRows(job) {
 }
 
 async function resultView(exchange, type, id) {
+  const shown = stillShown();
   view().innerHTML = `<section class="card"><h2>Backtest</h2><p id="result-status">waiting for the result…</p></section>`;
   const root = view().firstElementChild;
   const path = `/backtest/${encodeURIComponent(exchange)}/${type}/execute/${id}`;
@@ -99,7 +100,7 @@ async function resultView(exchange, type, id) {
   const metrics = metricRows(r, quote);
   const stored = r.signalsUpload === "Done";
   const name = job?.strategyName || strategyId || r.strategyId;
-  view().innerHTML = `<section class="card"><h2>Backtest of <span id="result-strategy">${esc(name)}</span> <span class="pill ${esc(body.state.status)}" id="result-state">${esc(body.state.status)}</span></h2>
+  view(shown).innerHTML = `<section class="card"><h2>Backtest of <span id="result-strategy">${esc(name)}</span> <span class="pill ${esc(body.state.status)}" id="result-state">${esc(body.state.status)}</span></h2>
     ${body.state.statusDetail ? `<p class="error">${esc(body.state.statusDetail)}</p>` : ""}
     <div class="columns">
       <div><h3>Metrics</h3>${tableWrap(`<table id="metrics"><tbody>${metrics || '<tr><td colspan="2" class="muted">no trades: no metrics</td></tr>'}</tbody></table>`)}</div>

@@ -5,14 +5,15 @@ import { $, $$, esc, tableWrap, view } from "../lib/dom.js";
 import { isoUtc } from "../lib/format.js";
 import { errorLinesOf, highlight } from "../lib/highlight.js";
 import { poll } from "../lib/poll.js";
-import { register } from "../lib/router.js";
+import { register, stillShown } from "../lib/router.js";
 
 // "EMA cross" and a short id beside it: the name for people, the id to tell registrations apart.
 export const strategyLabel = (id, name) => (name ? `${name} (${id.slice(0, 8)}…)` : id);
 
 async function strategiesView() {
+  const shown = stillShown();
   const { data } = await api("GET", "/strategies");
-  view().innerHTML = `
+  view(shown).innerHTML = `
     <section class="card"><h2>Strategies</h2>
       ${tableWrap(`<table id="strategy-table"><thead><tr><th>Name</th><th>Id</th><th>Compiled (UTC)</th><th>Sources</th></tr></thead><tbody>
       ${data.strategies.map((s) => `<tr class="clickable" data-id="${esc(s.strategyId)}"><td class="name"><a href="#/strategy/${esc(s.strategyId)}">${esc(s.name || s.strategyId)}</a></td><td><code class="id">${esc(s.strategyId)}</code></td><td>${esc(isoUtc(s.compiledAt))}</td><td>${esc((s.requiredSources || []).join(", "))}</td></tr>`).join("") || '<tr><td colspan="4" class="muted">none yet</td></tr>'}
@@ -43,11 +44,12 @@ async function strategiesView() {
 }
 
 async function strategyView(id) {
+  const shown = stillShown();
   const [{ data: state }, { data: code }] = await Promise.all([api("GET", `/strategy/${id}`), api("GET", `/strategy/${id}/code`)]);
   const notices = (state.notices || []).map((n) => `<li>${esc(n.level || "")} ${esc(n.message || "")}</li>`).join("");
   const lines = errorLinesOf(notices);
   const props = (state.declaredProperties || []).map((p) => `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.description || "")}</td><td>${esc(p.defaultValue ?? "")}</td><td>${p.min != null ? `${esc(p.min)} to ${esc(p.max)} step ${esc(p.step)}` : ""}</td></tr>`).join("");
-  view().innerHTML = `<section class="card"><h2><span id="strategy-name">${esc(state.name || id)}</span> <span class="pill ${esc(state.validation)}" id="validation">${esc(state.validation)}</span></h2>
+  view(shown).innerHTML = `<section class="card"><h2><span id="strategy-name">${esc(state.name || id)}</span> <span class="pill ${esc(state.validation)}" id="validation">${esc(state.validation)}</span></h2>
     <p class="muted wrap">Id <code>${esc(id)}</code>, compiled ${esc(isoUtc(state.compiledAt))} UTC</p>
     <p><button id="validate">Validate</button> <button class="danger" id="delete">Delete</button></p>
     <p class="error" id="strategy-error" role="alert"></p>

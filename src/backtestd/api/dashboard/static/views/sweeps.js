@@ -3,7 +3,7 @@
 import { api, listAll, showError, strategyNames } from "../lib/api.js";
 import { $, esc, tableWrap, view } from "../lib/dom.js";
 import { isoUtc } from "../lib/format.js";
-import { register } from "../lib/router.js";
+import { register, stillShown } from "../lib/router.js";
 import { knowDatasets, preparedOptions, sweepPath, windowLabel } from "./jobs.js";
 import { strategyLabel } from "./strategies.js";
 
@@ -55,9 +55,10 @@ function sweepRow(s) {
 }
 
 async function sweepsView() {
+  const shown = stillShown();
   const [strategies, prepares, sweeps, { data: datasets }] = await Promise.all([strategyNames(), listAll("/backtest/jobs?kind=prepare", "jobs", 200), listAll("/backtest/sweeps", "sweeps", 100), api("GET", "/datasets")]);
   knowDatasets(datasets.datasets);
-  view().innerHTML = `
+  view(shown).innerHTML = `
     <section class="card"><h2>Run a sweep</h2><form id="sweep-form"><div class="row">
       <div class="wide"><label>Prepared data</label><select name="prepare">${preparedOptions(prepares)}</select></div>
       <div><label>Strategy</label><select name="strategy">${strategies.list.map((s) => `<option value="${esc(s.strategyId)}">${esc(strategyLabel(s.strategyId, s.name))}</option>`).join("")}</select></div>
