@@ -422,6 +422,41 @@ def test_a_page_left_while_it_loads_never_draws_over_the_next_one(
     assert page.locator("#view .error").all_inner_texts() == []
 
 
+def test_a_sweep_page_left_for_another_one_leaves_it_alone(
+    page: Page, server: LiveServer, work: dict[str, Any]
+) -> None:
+    """Two sweep pages share their elements' ids: the left one, resuming after its first answer,
+    must not hang its handlers on the next one's (its Cancel would also cancel the sweep left)."""
+    key, prepare = work["key"], work["prepare"]
+    _open(page, server, key, "#/strategies", "#strategy-table")
+    held: list[Route] = []
+
+    def hold_first(route: Route) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route(f"**/v1/backtest/jobs/{prepare}", hold_first)
+    page.evaluate(f"location.hash = '#/sweep/sim/ticker/{prepare}/{work['folds']}'")
+    while not held:
+        page.wait_for_timeout(20)
+    _open(page, server, key, f"#/sweep/sim/ticker/{prepare}/{work['sweep']}", "#leaderboard-note")
+    page.wait_for_function("() => document.querySelector('#leaderboard-note').textContent !== ''")
+    with page.expect_response(f"**/v1/backtest/jobs/{prepare}"):
+        held[0].continue_()
+    page.wait_for_timeout(1000)  # the left view's code after that answer runs at once
+    deletes: list[str] = []
+    page.on("request", lambda r: deletes.append(r.url) if r.method == "DELETE" else None)
+    page.click("#cancel-sweep")
+    page.wait_for_function(
+        "() => document.querySelector('#toast').textContent.includes('already finished')",
+        timeout=15_000,
+    )
+    page.wait_for_timeout(500)
+    assert [url.rsplit("/", 1)[-1] for url in deletes] == [work["sweep"]]
+
+
 def test_account_market_and_datasets_views_fit_390_px(
     page: Page, server: LiveServer, work: dict[str, Any], tmp_path: Path
 ) -> None:

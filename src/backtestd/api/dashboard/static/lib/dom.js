@@ -2,9 +2,13 @@
 
 export const $ = (sel, root = document) => root.querySelector(sel);
 export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
-// The page's view, or, for a render that a later navigation has replaced (`shown()` false:
-// see router.js `stillShown`), a detached element, so that its late answer is drawn nowhere.
-export const view = (shown = () => true) => (shown() ? $("#view") : document.createElement("main"));
+// The page's view. A render that a later navigation has replaced (`shown()` false: router.js
+// `stillShown`) is stopped here instead, before it draws its late answer over the page shown or
+// hangs its handlers on that page's elements of the same id; the router ignores its errors.
+export const view = (shown = () => true) => {
+  if (!shown()) throw new Error("this page was left before it was drawn");
+  return $("#view");
+};
 
 export function esc(text) {
   return String(text ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));

@@ -7,7 +7,7 @@ import { foldTimeline, heatmap, lineChart, marginalChart } from "../lib/charts.j
 import { $, $$, bar, esc, tableWrap, toast, view } from "../lib/dom.js";
 import { fixed, params, percent, utc } from "../lib/format.js";
 import { poll, whileShown } from "../lib/poll.js";
-import { register } from "../lib/router.js";
+import { register, stillShown } from "../lib/router.js";
 import { curveArrays } from "./result.js";
 import { OBJECTIVES } from "./sweeps.js";
 
@@ -84,6 +84,7 @@ function foldTable(results, times) {
 }
 
 async function sweepView(exchange, type, request, id) {
+  const shown = stillShown();  // a sweep page left for another one must not draw into it
   const base = `/backtest/${encodeURIComponent(exchange)}/${type}/executeSweep/${request}/${id}`;
   view().innerHTML = `<section class="card"><h2>Sweep <span id="sweep-name"></span> <span class="pill" id="sweep-status"></span></h2>
       <p class="muted wrap" id="sweep-data"></p>
@@ -107,6 +108,7 @@ async function sweepView(exchange, type, request, id) {
   const root = $("#leaderboard");
   const ui = { sortKey: null, sortDir: "descending", objective: null, rows: [], finished: false, curves: new Map(), highlight: undefined };
   const prepare = await api("GET", `/backtest/jobs/${request}`).then((r) => r.data, () => null);
+  if (!shown()) return;  // left meanwhile: nothing below may touch the page shown now
   if (prepare?.window) $("#sweep-data").textContent = `on ${prepare.window.instrument}, ${utc(Date.parse(prepare.window.from))} → ${utc(Date.parse(prepare.window.to))} UTC (${prepare.window.cadence}, ${exchange} ${type})`;
 
   const renderBoard = () => {
@@ -130,6 +132,7 @@ async function sweepView(exchange, type, request, id) {
         failed.push(`run ${r.runIx}: ${err.message || err}`);
       }
     }
+    if (!shown()) return;
     $("#trial-error").textContent = failed.length ? `curves not shown: ${failed.join("; ")}` : "";
     const series = retained.map((r) => ui.curves.get(r.runIx)).filter(Boolean);
     if (!series.length) return;
@@ -151,7 +154,7 @@ async function sweepView(exchange, type, request, id) {
   let newestLoad = 0;
   const load = async () => {
     const mine = ++newestLoad;
-    const stale = () => mine !== newestLoad;
+    const stale = () => mine !== newestLoad || !shown();
     const query = new URLSearchParams({ order: $("#lb-order").value, ranking: $("#lb-ranking").value });
     if (ui.objective) query.set("objective", ui.objective);
     const { data } = await api("GET", `${base}?${query}`);
