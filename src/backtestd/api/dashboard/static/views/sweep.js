@@ -7,7 +7,7 @@ import { foldTimeline, heatmap, lineChart, marginalChart } from "../lib/charts.j
 import { $, $$, bar, esc, tableWrap, toast, view } from "../lib/dom.js";
 import { fixed, params, percent, utc } from "../lib/format.js";
 import { poll, whileShown } from "../lib/poll.js";
-import { register, stillShown } from "../lib/router.js";
+import { register } from "../lib/router.js";
 import { curveArrays } from "./result.js";
 import { OBJECTIVES } from "./sweeps.js";
 
@@ -84,7 +84,6 @@ function foldTable(results, times) {
 }
 
 async function sweepView(exchange, type, request, id) {
-  const shown = stillShown();  // a sweep page left for another one must not draw into it
   const base = `/backtest/${encodeURIComponent(exchange)}/${type}/executeSweep/${request}/${id}`;
   view().innerHTML = `<section class="card"><h2>Sweep <span id="sweep-name"></span> <span class="pill" id="sweep-status"></span></h2>
       <p class="muted wrap" id="sweep-data"></p>
@@ -106,6 +105,8 @@ async function sweepView(exchange, type, request, id) {
     <section class="card"><h2>Equity of the retained trials</h2><div id="trial-chart" class="muted">The curves appear when the sweep has finished.</div><ul id="trial-legend" class="legend"></ul><p class="error" id="trial-error" role="alert"></p></section>
     <section class="card" id="walk-forward" hidden><h2>Walk-forward folds</h2><div id="fold-chart"></div><ul class="legend"><li><span class="swatch is"></span>in-sample (the winner is chosen here)</li><li><span class="swatch oos"></span>out-of-sample (the winner is judged here)</li></ul><p id="fold-note" class="muted"></p><div id="fold-list"></div><p id="fold-summary" class="muted"></p></section>`;
   const root = $("#leaderboard");
+  // While this page is shown: another page (another sweep's too) replaces its elements.
+  const shown = whileShown(root);
   const ui = { sortKey: null, sortDir: "descending", objective: null, rows: [], finished: false, curves: new Map(), highlight: undefined };
   const prepare = await api("GET", `/backtest/jobs/${request}`).then((r) => r.data, () => null);
   if (!shown()) return;  // left meanwhile: nothing below may touch the page shown now
@@ -231,7 +232,7 @@ async function sweepView(exchange, type, request, id) {
       showError("#leaderboard-error", err);
       return { done: err.status === 401 };
     }
-  }, { every: 1500, alive: whileShown(root), limit: 900 });
+  }, { every: 1500, alive: shown, limit: 900 });
 }
 
 // "Re-run this row": the row's parameters as one backtest on the same prepared data, with its
