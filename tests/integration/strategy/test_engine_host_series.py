@@ -250,15 +250,86 @@ def _assert_same(stepped: list[RunResult], replayed: list[RunResult]) -> None:
 SMA_CROSS_VECTORS = [{"fast": f, "slow": s} for f in (3, 7) for s in (12, 30)]
 
 
+# Nodes a group cannot leave unstepped: a difference of a difference (an operand that is itself
+# an operation), a user function of two replayed SMAs; and one appended by a listener mid-run,
+# after which every node steps. Their values go out as info every 40 windows.
+NOT_ALL_LAZY = (
+    _HEADER
+    + """
+public class NotAllLazy extends AbstractKlineStrategy {"""
+    + _PROPS
+    + """
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator ind) {
+        ind.addPrice().sma("s", a).sma("t", b).diff("d", "s", "t").diff("dd", "d", "price")
+            .fun("f", "s", "t", (x, y) -> x * 2 - y)
+            .window("d", WindowTime.s1, new L(this, ind));
+    }
+
+    class L extends AbstractWindowListener {
+        private int n;
+
+        L(AbstractStrategy s, InstrumentGroupRTIndicator i) {
+            super(s, i);
+        }
+
+        @Override
+        public void onChange(StateStore store, double prev, double actual) {
+            n++;
+            if (prev <= 0 && actual > 0) {
+                emitBuy(indicators.getValue("price"));
+            } else if (prev >= 0 && actual < 0) {
+                emitSell(indicators.getValue("price"));
+            }
+            if (n % 40 == 0) {
+                emitSignal(createInfoSignal().set("dd", indicators.getValue("dd"))
+                        .set("f", indicators.getValue("f")));
+            }
+        }
+    }
+}
+"""
+)
+NESTED = NOT_ALL_LAZY.replace("class NotAllLazy", "class Nested").replace(
+    '            .fun("f", "s", "t", (x, y) -> x * 2 - y)\n', '            .add("f", "s", "t")\n'
+)
+USER_FUNCTION = NOT_ALL_LAZY.replace("class NotAllLazy", "class UserFunction").replace(
+    '.diff("dd", "d", "price")', '.add("dd", "s", "price")'
+)
+# While every node is unstepped, a listener appends one (an SMA of the price node) at its 200th
+# window; the group steps every node from then on, the new one included.
+APPENDED = (
+    TOUCHING.replace("class Touching", "class Appended")
+    .replace("            if (n == 300) {", "            if (n == 200) {\n"
+             '                indicators.sma("late", "price", 7);\n'
+             "            }\n"
+             "            if (n > 200 && n % 25 == 0) {\n"
+             '                emitSignal(createInfoSignal().set("late", indicators.getValue("late")));\n'
+             "            }\n"
+             "            if (n == 300) {")
+)
+
+
 @pytest.mark.parametrize(
-    ("text", "vectors", "taken"),
+    ("text", "vectors", "taken", "stepless"),
     [
-        (FIELDS, VECTORS, 6),
-        (HANDED_OUT, VECTORS, 5),
-        (TOUCHING, VECTORS, 3),
-        (source("sma_cross_kline.java"), SMA_CROSS_VECTORS, 2),
+        (FIELDS, VECTORS, 8, 6_000),
+        (HANDED_OUT, VECTORS, 7, 0),
+        (TOUCHING, VECTORS, 4, 300),
+        (APPENDED, VECTORS, 4, 200),
+        (NESTED, VECTORS, 3, 0),
+        (USER_FUNCTION, VECTORS, 3, 0),
+        (source("sma_cross_kline.java"), SMA_CROSS_VECTORS, 3, 6_000),
     ],
-    ids=["fields", "handed-out-at-setup", "touched-mid-run", "sma-cross"],
+    ids=[
+        "fields",
+        "handed-out-at-setup",
+        "touched-mid-run",
+        "appended-mid-run",
+        "operation-of-an-operation",
+        "user-function",
+        "sma-cross",
+    ],
 )
 def test_kline_runs_give_the_same_bits_with_series_computed_ahead(
     stepping: EngineHost,
@@ -267,12 +338,18 @@ def test_kline_runs_give_the_same_bits_with_series_computed_ahead(
     text: str,
     vectors: list[dict[str, int]],
     taken: int,
+    stepless: int,
 ) -> None:
+    """``stepless``: how many events each run takes without stepping any node (all replay, or
+    are plain operations of two that do), until something reaches an indicator (the 300th
+    window), a listener appends one (the 200th), or for the whole run (6,000 bars)."""
     stepped = _runs(stepping, text, DataType.KLINE, kline_files, vectors)
     replayed = _runs(replaying, text, DataType.KLINE, kline_files, vectors)
     _assert_same(stepped, replayed)
     assert {r.precomputed_indicators for r in stepped} == {0}
+    assert {r.stepless_events for r in stepped} == {0}
     assert {r.precomputed_indicators for r in replayed} == {taken}
+    assert {r.stepless_events for r in replayed} == {stepless}
 
 
 def test_touched_indicators_are_brought_up_to_date_before_code_reads_them(
@@ -294,7 +371,8 @@ def test_ticks_with_missing_values_give_the_same_bits(
     stepped = _runs(stepping, TICKS, DataType.TICKER, tick_files, VECTORS)
     replayed = _runs(replaying, TICKS, DataType.TICKER, tick_files, VECTORS)
     _assert_same(stepped, replayed)
-    assert {r.precomputed_indicators for r in replayed} == {4}
+    assert {r.precomputed_indicators for r in replayed} == {6}
+    assert {r.stepless_events for r in replayed} == {6_000}
 
 
 def test_a_row_range_takes_series_of_its_own_rows(
@@ -455,11 +533,11 @@ public class FedFromIndicator extends AbstractTickerStrategy {"""
 
 
 @pytest.mark.parametrize(
-    ("text", "kind", "taken"),
+    ("text", "kind", "taken", "stepless"),
     [
-        (FED_BEFORE_THE_FIRST_ROW, DataType.KLINE, 0),
-        (FED_FROM_A_WINDOW, DataType.KLINE, 2),
-        (FED_FROM_AN_INDICATOR, DataType.TICKER, 1),
+        (FED_BEFORE_THE_FIRST_ROW, DataType.KLINE, 0, 0),
+        (FED_FROM_A_WINDOW, DataType.KLINE, 2, 100),
+        (FED_FROM_AN_INDICATOR, DataType.TICKER, 1, 0),
     ],
     ids=["before-the-first-row", "from-a-window", "from-an-indicator-mid-step"],
 )
@@ -471,12 +549,14 @@ def test_events_fed_by_hand_end_the_replay(
     text: str,
     kind: DataType,
     taken: int,
+    stepless: int,
 ) -> None:
     files = kline_files if kind is DataType.KLINE else tick_files
     stepped = _runs(stepping, text, kind, files, VECTORS[:2])
     replayed = _runs(replaying, text, kind, files, VECTORS[:2])
     _assert_same(stepped, replayed)
     assert {r.precomputed_indicators for r in replayed} == {taken}
+    assert {r.stepless_events for r in replayed} == {stepless}
 
 
 # Reaches its indicators mid-run, feeds its group by hand, then throws: whatever it leaves in the
@@ -511,4 +591,5 @@ def test_an_attackers_run_leaves_the_next_run_on_the_same_host_unharmed(
     assert all("attacker gives up" in o.message for o in outcomes if isinstance(o, RunFailure))
     victim = _runs(replaying, FIELDS, DataType.KLINE, kline_files, VECTORS)
     _assert_same(_runs(stepping, FIELDS, DataType.KLINE, kline_files, VECTORS), victim)
-    assert {r.precomputed_indicators for r in victim} == {6}
+    assert {r.precomputed_indicators for r in victim} == {8}
+    assert {r.stepless_events for r in victim} == {6_000}

@@ -232,6 +232,10 @@ class RunResult:
     precomputed_indicators: int = 0
     """How many of the run's indicators took their values from a series the host computed ahead
     of the events (docs/engine-host.md, "Series computed ahead") instead of stepping."""
+    stepless_events: int = 0
+    """How many events the run took without stepping any indicator: while every indicator of its
+    group replays a series or is a pure operation of two such (docs/engine-host.md, "No step at
+    all"). Less than ``events`` when something ended that early."""
 
     @property
     def signal_count(self) -> int:
@@ -261,6 +265,7 @@ class RunResult:
             percent_gain=float(answer.get("percent_gain", 0.0)),
             multi_entry=bool(answer.get("multi_entry", False)),
             precomputed_indicators=int(answer.get("precomputed_indicators", 0)),
+            stepless_events=int(answer.get("stepless_events", 0)),
         )
 
 

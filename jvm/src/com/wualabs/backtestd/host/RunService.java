@@ -344,6 +344,7 @@ final class RunService {
         header.put("percent_gain", run.percentGain());
         header.put("multi_entry", run.multiEntryEnabled());
         header.put("precomputed_indicators", StrategyInternals.precomputedIndicators(run.strategy()));
+        header.put("stepless_events", StrategyInternals.steplessEvents(run.strategy()));
         ByteBuffer tsBytes = ByteBuffer.allocate(n * 8).order(ByteOrder.LITTLE_ENDIAN);
         tsBytes.asLongBuffer().put(ts, 0, n);
         ByteBuffer priceBytes = ByteBuffer.allocate(n * 8).order(ByteOrder.LITTLE_ENDIAN);

@@ -55,6 +55,11 @@ public final class RunSeries {
         return this;
     }
 
+    /** How many events the series cover (one a row from the first). */
+    public int events() {
+        return events;
+    }
+
     public Instrument instrument() {
         return instrument;
     }

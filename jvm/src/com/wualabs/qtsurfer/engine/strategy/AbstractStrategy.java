@@ -277,6 +277,16 @@ public abstract class AbstractStrategy implements Strategy {
         return precomputed;
     }
 
+    final long steplessEvents() {
+        long n = 0;
+        for (InstrumentState st : states.values()) {
+            if (st.group != null) {
+                n += st.group.steplessEvents();
+            }
+        }
+        return n;
+    }
+
     final void beginEvent(Instrument instrument, long timestamp) {
         eventTime = timestamp;
         eventSeen = true;

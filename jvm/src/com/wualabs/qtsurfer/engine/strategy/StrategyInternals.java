@@ -63,6 +63,11 @@ public final class StrategyInternals {
         return s.precomputedIndicators();
     }
 
+    /** How many events the strategy's groups took without stepping any indicator (all replaying). */
+    public static long steplessEvents(AbstractStrategy s) {
+        return s.steplessEvents();
+    }
+
     /** Sets the event time and instrument used to stamp signals emitted from now on. */
     public static void beginEvent(AbstractStrategy s, Instrument instrument, long timestamp) {
         s.beginEvent(instrument, timestamp);

@@ -48,6 +48,8 @@ public final class EventFrame {
     double barVolume;
     /** The index of the event in the frame, from 0 (-1 before the first): replayed series are read at it. */
     int index = -1;
+    /** Events the group has stepped, counted while its nodes are LAZY: their values are read at it. */
+    int done;
     /** True while the fields a kline leaves NaN are NaN (so consecutive klines skip those stores). */
     private boolean klineFields;
     /** True while the fields a ticker from columns leaves NaN are NaN ({@link #tickerLast}). */

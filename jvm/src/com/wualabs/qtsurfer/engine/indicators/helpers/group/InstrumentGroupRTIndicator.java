@@ -62,6 +62,14 @@ public final class InstrumentGroupRTIndicator {
     boolean klineDetail;
     /** As {@link #klineDetail}, for tickers: a node reads the bid, the ask, their sizes, the volume or the bar. */
     boolean tickerDetail;
+    /**
+     * True while no node is stepped: every one replays a series or is a pure operation over such
+     * nodes (LAZY, see {@link #useSeries}), up to event {@link #lazyEnd} (exclusive), the series' end.
+     */
+    private boolean lazy;
+    private int lazyEnd;
+    /** Events taken while LAZY, recorded when the group left that mode ({@link #steplessEvents}). */
+    private int stepless;
     private final LinkedHashMap<String, Node> byName = new LinkedHashMap<>();
     /** How many names {@link #require} remembers by reference (a power of two). */
     private static final int RECENT = 4;
@@ -103,7 +111,8 @@ public final class InstrumentGroupRTIndicator {
             lastName = name;
             return this;
         }
-        return publish(name, Node.field(name, new Ops.ValueIndicator(), source.ordinal()), false);
+        return publish(name, precomputable(Node.field(name, new Ops.ValueIndicator(), source.ordinal()), "value",
+                Ops.ValueIndicator::new), false);
     }
 
     /**
@@ -524,6 +533,17 @@ public final class InstrumentGroupRTIndicator {
                 taken++;
             }
         }
+        boolean all = nodeCount > 0;
+        for (int i = 0; i < nodeCount && all; i++) {
+            all = nodes[i].canBeLazy();
+        }
+        if (all) {
+            for (int i = 0; i < nodeCount; i++) {
+                nodes[i].toLazy();
+            }
+            lazyEnd = run.events();
+            lazy = true;
+        }
         return taken;
     }
 
@@ -532,12 +552,47 @@ public final class InstrumentGroupRTIndicator {
      * (before an event fed by hand, which series do not cover). Changes no value.
      */
     public void endReplay() {
+        exitLazy();
         for (int i = 0; i < nodeCount; i++) {
             nodes[i].endReplay();
         }
     }
 
+    /**
+     * Brings every LAZY node back to being stepped, each holding what stepping would have left
+     * (operands before the operations over them: registration order), before anything that
+     * could tell the difference: a node appended, an indicator reached, an event the series do not cover.
+     */
+    void exitLazy() {
+        if (!lazy) {
+            return;
+        }
+        lazy = false;
+        stepless = frame.done;
+        for (int i = 0; i < nodeCount; i++) {
+            nodes[i].fromLazy();
+        }
+    }
+
+    /** Engine-internal: how many events the group took without stepping a node (LAZY, {@link #useSeries}). */
+    public int steplessEvents() {
+        return lazy ? frame.done : stepless;
+    }
+
+    /**
+     * Steps every node in registration order; while all are LAZY ({@link #useSeries}), only counts the
+     * event, which is what their values are read at.
+     */
     final void stepAll() {
+        if (lazy) {
+            EventFrame f = frame;
+            int e = f.index;
+            if (e < lazyEnd) {
+                f.done = e + 1;
+                return;
+            }
+            exitLazy();
+        }
         Node[] ns = nodes;
         int n = nodeCount;
         EventFrame f = frame;
@@ -570,7 +625,8 @@ public final class InstrumentGroupRTIndicator {
 
     private Node primary() {
         if (primaryNode == null) {
-            primaryNode = append(Node.field(null, new Ops.ValueIndicator(), PRIMARY));
+            primaryNode = append(precomputable(Node.field(null, new Ops.ValueIndicator(), PRIMARY), "value",
+                    Ops.ValueIndicator::new));
         }
         return primaryNode;
     }
@@ -595,6 +651,9 @@ public final class InstrumentGroupRTIndicator {
     }
 
     private Node append(Node n) {
+        exitLazy(); // the new node may read the others' values
+        n.group = this;
+        n.frame = frame;
         if (nodeCount == nodes.length) {
             nodes = Arrays.copyOf(nodes, nodeCount * 2);
         }

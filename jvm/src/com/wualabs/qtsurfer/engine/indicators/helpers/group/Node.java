@@ -33,6 +33,12 @@ final class Node {
     static final byte DERIVED = 3;
     /** A FIELD or CHAIN node whose values come from a precomputed series (see {@link #replay}). */
     private static final byte REPLAY = 4;
+    /**
+     * A node its group does not step at all (see {@code InstrumentGroupRTIndicator#stepAll}): a replaying one
+     * reads its series at {@link EventFrame#done}, a pure operation over such nodes computes its value from
+     * theirs when read ({@link #now}).
+     */
+    private static final byte LAZY = 5;
 
     private static final byte GENERIC = 0;
     private static final byte VALUE = 1;
@@ -71,6 +77,9 @@ final class Node {
     private RunSeries seriesSource;
     private int seriesField;
     private int stepped;
+    /** The group that appended this node and its frame ({@link #now} of a LAZY node). */
+    InstrumentGroupRTIndicator group;
+    EventFrame frame;
 
     private Node(String name, RTIndicator ind, byte kind, int field, Node src) {
         this.name = name;
@@ -138,6 +147,10 @@ final class Node {
             case FIELD:
                 feed(f.get(field));
                 return;
+            case LAZY: // not reached: a group with LAZY nodes steps none (stepAll)
+                group.exitLazy();
+                step(f);
+                return;
             case CHAIN:
                 feed(src.value);
                 return;
@@ -169,7 +182,7 @@ final class Node {
         if (kind == FIELD) {
             return field;
         }
-        if (kind == CHAIN && src.kind == FIELD && src.impl == VALUE && src.mode == FIELD) {
+        if (kind == CHAIN && src.kind == FIELD && src.impl == VALUE && (src.mode == FIELD || src.mode == REPLAY)) {
             return src.field;
         }
         return null;
@@ -195,6 +208,66 @@ final class Node {
         return true;
     }
 
+    /**
+     * Whether this node may go unstepped while its group's nodes are all LAZY: it replays a series
+     * (not stepped yet), or it is a pure operation of two such nodes ({@link Ops.Binary#pure}; of
+     * replaying nodes only, so that reading its value is two array reads and no recursion the JIT
+     * would leave as calls).
+     */
+    boolean canBeLazy() {
+        if (mode == REPLAY) {
+            return stepped == 0;
+        }
+        if (mode != DERIVED || handedOut || impl != BINARY) {
+            return false;
+        }
+        Ops.Binary op = (Ops.Binary) derived;
+        return op.pure() && op.a.mode == REPLAY && op.b.mode == REPLAY;
+    }
+
+    /** Stops being stepped ({@link #canBeLazy} holds for it and every node it reads). */
+    void toLazy() {
+        mode = LAZY;
+    }
+
+    /**
+     * Steps again from the next event, holding what stepping it every event would have left: a
+     * replaying node the series' value and the count of events, a derived one its value computed
+     * by its indicator from its operands (which the group brought back before it).
+     */
+    void fromLazy() {
+        if (mode != LAZY) {
+            return;
+        }
+        if (kind == DERIVED) {
+            double v = derived.refresh();
+            mode = DERIVED;
+            value = v;
+            return;
+        }
+        value = replayedValue();
+        stepped = frame.done;
+        mode = REPLAY;
+    }
+
+    /** The value after the last step, as {@link #value} holds it for a node that is stepped. */
+    double now() {
+        return mode == LAZY ? lazyValue() : value;
+    }
+
+    private double lazyValue() {
+        if (kind != DERIVED) {
+            return replayedValue();
+        }
+        Ops.Binary op = (Ops.Binary) derived;
+        return op.of(op.a.replayedValue(), op.b.replayedValue());
+    }
+
+    private double replayedValue() {
+        int d = frame.done;
+        return d > 0 ? series[d - 1] : Double.NaN;
+    }
+
     /** Whether {@link #replay} would take a series (asked before one is computed). */
     boolean canReplay() {
         return !handedOut && fresh != null && mode == kind && (kind == FIELD || kind == CHAIN);
@@ -206,6 +279,9 @@ final class Node {
      * from now on.
      */
     void endReplay() {
+        if (mode == LAZY) {
+            group.exitLazy();
+        }
         if (mode != REPLAY) {
             return;
         }
@@ -234,7 +310,7 @@ final class Node {
 
     /** The current value, as {@code ind().getValue()}, without ending replay. */
     double currentValue() {
-        return mode == REPLAY ? value : ind.getValue();
+        return mode == REPLAY ? value : mode == LAZY ? lazyValue() : ind.getValue();
     }
 
     /** {@code ind().isReady()}. */

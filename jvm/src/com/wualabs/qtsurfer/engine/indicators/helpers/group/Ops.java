@@ -144,8 +144,8 @@ final class Ops {
         static final int MUL = 2;
         static final int DISTANCE = 3;
         static final int FUN = 4;
-        private final Node a;
-        private final Node b;
+        final Node a;
+        final Node b;
         private final int op;
         private final BiFunction<Double, Double, ? extends Number> fn;
 
@@ -161,25 +161,31 @@ final class Ops {
 
         @Override
         public double refresh() {
-            double x = a.value;
-            double y = b.value;
-            double v;
-            if (x != x || y != y) {
-                v = Double.NaN;
-            } else if (op == ADD) {
-                v = x + y;
-            } else if (op == DIFF) {
-                v = x - y;
-            } else if (op == MUL) {
-                v = x * y;
-            } else if (op == DISTANCE) {
-                v = DistanceRTIndicator.distance(x, y);
-            } else {
-                Number r = fn.apply(x, y);
-                v = r == null ? Double.NaN : r.doubleValue();
-            }
+            double v = of(a.value, b.value);
             value = v;
             return v;
+        }
+
+        /** True when the value depends on the operands' values alone (no user function). */
+        boolean pure() {
+            return op != FUN;
+        }
+
+        /** The value for operand values {@code x} and {@code y}, as {@link #refresh} computes it. */
+        double of(double x, double y) {
+            if (x != x || y != y) {
+                return Double.NaN;
+            } else if (op == ADD) {
+                return x + y;
+            } else if (op == DIFF) {
+                return x - y;
+            } else if (op == MUL) {
+                return x * y;
+            } else if (op == DISTANCE) {
+                return DistanceRTIndicator.distance(x, y);
+            }
+            Number r = fn.apply(x, y);
+            return r == null ? Double.NaN : r.doubleValue();
         }
 
         @Override

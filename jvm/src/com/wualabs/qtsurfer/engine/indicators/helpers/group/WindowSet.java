@@ -74,7 +74,7 @@ final class WindowSet {
     }
 
     private void fire(Window w) {
-        double actual = w.watched.value;
+        double actual = w.watched.now();
         double prev = w.lastClose;
         w.lastClose = actual;
         w.listener.dispatchWindowClose(group.store(), w.start, w.end, prev, actual);
