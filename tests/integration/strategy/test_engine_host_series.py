@@ -298,15 +298,15 @@ USER_FUNCTION = NOT_ALL_LAZY.replace("class NotAllLazy", "class UserFunction").r
 )
 # While every node is unstepped, a listener appends one (an SMA of the price node) at its 200th
 # window; the group steps every node from then on, the new one included.
-APPENDED = (
-    TOUCHING.replace("class Touching", "class Appended")
-    .replace("            if (n == 300) {", "            if (n == 200) {\n"
-             '                indicators.sma("late", "price", 7);\n'
-             "            }\n"
-             "            if (n > 200 && n % 25 == 0) {\n"
-             '                emitSignal(createInfoSignal().set("late", indicators.getValue("late")));\n'
-             "            }\n"
-             "            if (n == 300) {")
+_APPEND = """            if (n == 200) {
+                indicators.sma("late", "price", 7);
+            }
+            if (n > 200 && n % 25 == 0) {
+                emitSignal(createInfoSignal().set("late", indicators.getValue("late")));
+            }
+            if (n == 300) {"""
+APPENDED = TOUCHING.replace("class Touching", "class Appended").replace(
+    "            if (n == 300) {", _APPEND
 )
 
 
