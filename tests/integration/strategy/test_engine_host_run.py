@@ -563,6 +563,24 @@ def test_host_is_recycled_after_max_requests(
         assert engine.starts == 2
 
 
+def test_a_batch_of_vectors_is_one_request_towards_recycling(
+    momentum: CompileResult, column_files: dict[str, Path]
+) -> None:
+    """Recycling bounds what a JVM accumulates over requests; a sweep's batch of 8 vectors
+    shares its columns and loader, so counting its vectors would restart a host (and its JIT,
+    series and column caches) every 125 batches, mid-sweep."""
+    vectors = [{"threshold": 0.001 * (k + 1)} for k in range(8)]
+    with EngineHost(HostConfig(jar=_jar(), heap_mb=128, max_requests=2)) as engine:
+        first = engine.pid
+        outcomes = engine.run_many(_request(momentum, column_files), vectors)
+        assert [type(o).__name__ for o in outcomes] == ["RunResult"] * 8
+        assert engine.pid == first  # eight vectors, one request: still serving
+        engine.run_many(_request(momentum, column_files), vectors)
+        assert engine.pid is None  # stopped after its second request
+        engine.run(_request(momentum, column_files))
+        assert engine.starts == 2
+
+
 def test_host_is_recycled_above_memory_ceiling(
     momentum: CompileResult, column_files: dict[str, Path]
 ) -> None:

@@ -350,7 +350,6 @@ class EngineHost:
             len(vectors) * wall + self.config.answer_margin_s,
             "run",
             should_stop=should_stop,
-            count=len(vectors),
         )
         return batch_outcomes(answer.header, answer.payloads, len(vectors))
 
