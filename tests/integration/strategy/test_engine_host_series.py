@@ -593,3 +593,88 @@ def test_an_attackers_run_leaves_the_next_run_on_the_same_host_unharmed(
     _assert_same(_runs(stepping, FIELDS, DataType.KLINE, kline_files, VECTORS), victim)
     assert {r.precomputed_indicators for r in victim} == {8}
     assert {r.stepless_events for r in victim} == {6_000}
+
+
+# A five-second window over bars one to three seconds apart: a window closes after the bar that
+# reaches its end or, when no bar does, before the next bar. At window `at` the listener appends
+# an indicator, at `at + 40` it reaches one (each ends the rows without a step, from either place).
+LATE_WINDOWS = (
+    _HEADER
+    + """
+public class LateWindows extends AbstractKlineStrategy {
+    @StrategyProperty(name = "at", description = "the window that appends", defaultValue = "200")
+    private int at = 200;
+
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator ind) {
+        ind.addPrice().sma("fast", 4).sma("slow", 15).diff("spread", "fast", "slow")
+            .window("spread", WindowTime.s5, new L(this, ind));
+    }
+
+    class L extends AbstractWindowListener {
+        private int n;
+
+        L(AbstractStrategy s, InstrumentGroupRTIndicator i) {
+            super(s, i);
+        }
+
+        @Override
+        public void onChange(StateStore store, double prev, double actual) {
+            n++;
+            if (n == at) {
+                indicators.sma("late", "price", 7);
+            }
+            if (n == at + 40) {
+                RTIndicator slow = indicators.getExisting("slow");
+                emitSignal(createInfoSignal().set("slow", slow.getValue()));
+            }
+            if (n > at && n % 5 == 0) {
+                emitSignal(createInfoSignal().set("late", indicators.getValue("late"))
+                        .set("start", getPrevInstant().toEpochMilli()));
+            }
+            if (prev <= 0 && actual > 0) {
+                emitBuy(indicators.getValue("price"));
+            } else if (prev >= 0 && actual < 0) {
+                emitSell(indicators.getValue("fast"));
+            }
+        }
+    }
+}
+"""
+)
+
+
+@pytest.fixture(scope="module")
+def gapped_kline_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return write_columns(tmp_path_factory.mktemp("gapped"), DataType.KLINE, bars(6_000, gaps=True))
+
+
+@pytest.mark.parametrize(
+    ("text", "vectors", "all_rows"),
+    [
+        (LATE_WINDOWS, [{"at": 190 + k} for k in range(8)], False),
+        (LATE_WINDOWS, [{"at": 1_000_000}], True),
+        (source("sma_cross_kline.java"), SMA_CROSS_VECTORS, True),
+    ],
+    ids=["appended-then-reached", "never-touched", "sma-cross"],
+)
+def test_windows_closed_by_a_later_bar_give_the_same_bits(
+    stepping: EngineHost,
+    replaying: EngineHost,
+    gapped_kline_files: dict[str, Path],
+    text: str,
+    vectors: list[dict[str, int]],
+    all_rows: bool,
+) -> None:
+    """Over gapped bars, with a window closed after a bar or before the next one, and the group
+    leaving its stepless rows from either (eight neighbouring windows): the signals, info and
+    window starts of a host that steps every indicator."""
+    stepped = _runs(stepping, text, DataType.KLINE, gapped_kline_files, vectors)
+    replayed = _runs(replaying, text, DataType.KLINE, gapped_kline_files, vectors)
+    _assert_same(stepped, replayed)
+    stepless = [r.stepless_events for r in replayed]
+    if all_rows:
+        assert stepless == [6_000] * len(vectors)
+    else:
+        assert all(0 < n < 6_000 for n in stepless), stepless
+        assert len(set(stepless)) == len(vectors)  # each vector left at its own window

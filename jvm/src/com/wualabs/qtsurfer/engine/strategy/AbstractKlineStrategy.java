@@ -49,6 +49,16 @@ public abstract class AbstractKlineStrategy extends AbstractSubscriptionStrategy
                 i++;
             }
             InstrumentGroupRTIndicator g = groupOf(instrument); // built by the first row; never replaced
+            if (i < end && GroupDriver.takesLazyKlines(g)) {
+                int[] at = {i};
+                try {
+                    i = GroupDriver.lazyKlines(this, instrument, g, openTs, closeTs, open, high, low, close, volume,
+                            i, end, at);
+                } catch (Throwable thrown) { // a listener's failure: the rows before it were delivered
+                    i = at[0];
+                    throw thrown;
+                }
+            }
             for (; i < end; i++) {
                 long closeAt = closeTs[i];
                 beginEvent(instrument, closeAt);

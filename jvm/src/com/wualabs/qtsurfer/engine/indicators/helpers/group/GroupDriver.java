@@ -1,5 +1,8 @@
 package com.wualabs.qtsurfer.engine.indicators.helpers.group;
 
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.strategy.AbstractStrategy;
+
 /**
  * Engine-internal: advances a group with one event (fills its frame, runs due windows, steps every
  * indicator in registration order). Not part of the strategy API.
@@ -63,6 +66,27 @@ public final class GroupDriver {
         }
         g.stepAll();
         g.windows.afterBar(closeTs == Long.MAX_VALUE ? closeTs : closeTs + 1);
+    }
+
+    /**
+     * True when {@link #lazyKlines} applies to {@code g}: it steps no node and has one window
+     * ({@link LazyKlines}).
+     */
+    public static boolean takesLazyKlines(InstrumentGroupRTIndicator g) {
+        return LazyKlines.applies(g);
+    }
+
+    /**
+     * Rows {@code i .. end-1} of kline columns, each begun for {@code s} at its close time and fed as
+     * {@link #kline(InstrumentGroupRTIndicator, long, long, double[], double[], double[], double[], double[],
+     * int)} feeds it, for a group {@link #takesLazyKlines} accepts. Returns the first row not fed (before
+     * {@code end} when the group stopped qualifying); {@code at[0]} holds the row in progress when a
+     * listener throws.
+     */
+    public static int lazyKlines(AbstractStrategy s, Instrument instrument, InstrumentGroupRTIndicator g,
+                                 long[] openTs, long[] closeTs, double[] open, double[] high, double[] low,
+                                 double[] close, double[] volume, int i, int end, int[] at) {
+        return LazyKlines.run(s, instrument, g, openTs, closeTs, open, high, low, close, volume, i, end, at);
     }
 
     public static void funding(InstrumentGroupRTIndicator g, long ts, double rate, double markPrice) {

@@ -66,8 +66,8 @@ public final class InstrumentGroupRTIndicator {
      * True while no node is stepped: every one replays a series or is a pure operation over such
      * nodes (LAZY, see {@link #useSeries}), up to event {@link #lazyEnd} (exclusive), the series' end.
      */
-    private boolean lazy;
-    private int lazyEnd;
+    boolean lazy;
+    int lazyEnd;
     /** Events taken while LAZY, recorded when the group left that mode ({@link #steplessEvents}). */
     private int stepless;
     private final LinkedHashMap<String, Node> byName = new LinkedHashMap<>();

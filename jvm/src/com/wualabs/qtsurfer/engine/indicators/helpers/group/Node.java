@@ -250,6 +250,20 @@ final class Node {
         mode = REPLAY;
     }
 
+    boolean isLazy() {
+        return mode == LAZY;
+    }
+
+    /** A LAZY node's own series (the values it replays), or null (not LAZY, or an operation). */
+    double[] lazySeries() {
+        return mode == LAZY && kind != DERIVED ? series : null;
+    }
+
+    /** A LAZY operation's indicator (its operands replay series), or null. */
+    Ops.Binary lazyOperation() {
+        return mode == LAZY && kind == DERIVED ? (Ops.Binary) derived : null;
+    }
+
     /** The value after the last step, as {@link #value} holds it for a node that is stepped. */
     double now() {
         return mode == LAZY ? lazyValue() : value;
@@ -257,6 +271,18 @@ final class Node {
 
     private double lazyValue() {
         if (kind != DERIVED) {
+            if (kind == FIELD && impl == VALUE) {
+                // A plain field node holds the field's latest non-NaN value: after the step, the frame's
+                // own, read there rather than in the series, where a read now and then (a listener's
+                // emit price) misses the cache (1.7 of 11 ns a row on the sweep grid).
+                int d = frame.done;
+                if (d > 0 && frame.index == d - 1) {
+                    double x = frame.get(field);
+                    if (x == x) {
+                        return x;
+                    }
+                }
+            }
             return replayedValue();
         }
         Ops.Binary op = (Ops.Binary) derived;

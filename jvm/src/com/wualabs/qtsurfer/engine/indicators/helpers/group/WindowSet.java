@@ -12,10 +12,19 @@ final class WindowSet {
     private final InstrumentGroupRTIndicator group;
     private Window[] windows = new Window[2];
     private int count;
-    private long nextDue = Long.MAX_VALUE;
+    long nextDue = Long.MAX_VALUE;
 
     WindowSet(InstrumentGroupRTIndicator group) {
         this.group = group;
+    }
+
+    int count() {
+        return count;
+    }
+
+    /** The first window registered (the only one when {@link #count} is 1). */
+    Window first() {
+        return windows[0];
     }
 
     void add(Window w) {

@@ -1,0 +1,145 @@
+package com.wualabs.qtsurfer.engine.indicators.helpers.group;
+
+import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.strategy.AbstractStrategy;
+import com.wualabs.qtsurfer.engine.strategy.StrategyInternals;
+
+/**
+ * Kline rows for a group that steps no node (all LAZY, {@code InstrumentGroupRTIndicator#useSeries}) and
+ * has one window: what {@link GroupDriver#kline(InstrumentGroupRTIndicator, long, long, double[], double[],
+ * double[], double[], double[], int)} does row by row, with the window's state and the series of the value
+ * it watches held in locals.
+ *
+ * <p>Why: in such a group a row is only the window's bookkeeping and its listener, and the general path
+ * reads all of it through objects the listener could have changed (node, indicator, series, frame, window,
+ * each a load after the one before): about 10 ns of a 15-19 ns row on the sweep grid, against 2.7 ns for
+ * a loop written for that one strategy (docs/benchmarks.md). Here those are read once. Before each call of
+ * the listener the window's fields hold what the general path would hold; after it, anything the listener
+ * did to the group's shape (a node or window added, an indicator reached, an event fed by hand: the group
+ * then steps again) ends this loop, after the rest of the row is done as the general path does it.
+ */
+final class LazyKlines {
+
+    private LazyKlines() {
+    }
+
+    /** True when {@link #run} applies to {@code g}. */
+    static boolean applies(InstrumentGroupRTIndicator g) {
+        return g.lazy && g.windows.count() == 1 && g.windows.first().watched.isLazy();
+    }
+
+    /** After a listener returned: whether the group still steps no node and has its one window. */
+    private static boolean still(InstrumentGroupRTIndicator g) {
+        return g.lazy && g.windows.count() == 1;
+    }
+
+    /**
+     * Rows {@code i .. end-1}, each begun for {@code s} (its event time, the close time) as the general path
+     * begins it. Returns the first row not taken: {@code end}, or the row after the one during which the
+     * group left this case. {@code at[0]} holds the row in progress when the listener throws.
+     */
+    static int run(AbstractStrategy s, Instrument instrument, InstrumentGroupRTIndicator g, long[] openTs,
+                   long[] closeTs, double[] open, double[] high, double[] low, double[] close, double[] volume,
+                   int i, int end, int[] at) {
+        EventFrame f = g.frame;
+        WindowSet ws = g.windows;
+        Window w = ws.first();
+        Node watched = w.watched;
+        Ops.Binary op = watched.lazyOperation(); // null: the watched node replays a series itself
+        double[] xs = op == null ? watched.lazySeries() : op.a.lazySeries();
+        double[] ys = op == null ? null : op.b.lazySeries();
+        long period = w.period;
+        int lazyEnd = g.lazyEnd;
+        boolean detail = g.klineDetail;
+        long nextDue = ws.nextDue;
+        boolean armed = w.armed;
+        long start = w.start;
+        long stop = w.end;
+        int done = f.done;
+        try {
+            for (; i < end; i++) {
+                long closeAt = closeTs[i];
+                StrategyInternals.beginEvent(s, instrument, closeAt);
+                f.klineClose(close[i]);
+                long t = openTs[i];
+                // WindowSet.beforeEvent
+                if (t >= nextDue) {
+                    boolean arm = !armed;
+                    if (armed && t >= stop) {
+                        double actual = done > 0 ? (op == null ? xs[done - 1] : op.of(xs[done - 1], ys[done - 1]))
+                                : Double.NaN;
+                        fire(g, w, start, stop, nextDue, actual);
+                        if (!still(g)) {
+                            // finish the row as the general path does (WindowSet.beforeEvent, GroupDriver.kline)
+                            w.arm(t);
+                            ws.nextDue = ws.count() != 1 ? Long.MIN_VALUE : w.end;
+                            if (g.klineDetail) {
+                                f.klineDetail(open[i], high[i], low[i], close[i], volume[i]);
+                            }
+                            g.stepAll();
+                            ws.afterBar(closeAt == Long.MAX_VALUE ? closeAt : closeAt + 1);
+                            return i + 1;
+                        }
+                        arm = true;
+                    }
+                    if (arm) { // Window.arm
+                        start = Math.floorDiv(t, period) * period;
+                        stop = start + period;
+                        armed = true;
+                    }
+                    nextDue = stop;
+                }
+                if (detail) {
+                    f.klineDetail(open[i], high[i], low[i], close[i], volume[i]);
+                }
+                // InstrumentGroupRTIndicator.stepAll of a LAZY group
+                int e = f.index;
+                if (e >= lazyEnd) { // past the series: the group steps from this row on
+                    keep(w, ws, armed, start, stop, nextDue);
+                    g.stepAll();
+                    ws.afterBar(closeAt == Long.MAX_VALUE ? closeAt : closeAt + 1);
+                    return i + 1;
+                }
+                done = e + 1;
+                f.done = done;
+                // WindowSet.afterBar
+                long tEnd = closeAt == Long.MAX_VALUE ? closeAt : closeAt + 1;
+                if (tEnd >= nextDue) {
+                    if (armed && tEnd >= stop) {
+                        double actual = op == null ? xs[done - 1] : op.of(xs[done - 1], ys[done - 1]);
+                        fire(g, w, start, stop, nextDue, actual);
+                        armed = false;
+                        if (!still(g)) {
+                            w.armed = false;
+                            ws.nextDue = Long.MIN_VALUE;
+                            return i + 1;
+                        }
+                    }
+                    nextDue = armed ? stop : Long.MIN_VALUE;
+                }
+            }
+        } catch (Throwable thrown) {
+            at[0] = i;
+            throw thrown;
+        }
+        keep(w, ws, armed, start, stop, nextDue);
+        return end;
+    }
+
+    /** Writes the window's state back where the general path keeps it. */
+    private static void keep(Window w, WindowSet ws, boolean armed, long start, long stop, long nextDue) {
+        w.armed = armed;
+        w.start = start;
+        w.end = stop;
+        ws.nextDue = nextDue;
+    }
+
+    /** {@code WindowSet.fire}, with the window's state written back first (the listener may reach it). */
+    private static void fire(InstrumentGroupRTIndicator g, Window w, long start, long stop, long nextDue,
+                             double actual) {
+        keep(w, g.windows, true, start, stop, nextDue);
+        double prev = w.lastClose;
+        w.lastClose = actual;
+        w.listener.dispatchWindowClose(g.store(), start, stop, prev, actual);
+    }
+}
