@@ -678,3 +678,34 @@ def test_windows_closed_by_a_later_bar_give_the_same_bits(
     else:
         assert all(0 < n < 6_000 for n in stepless), stepless
         assert len(set(stepless)) == len(vectors)  # each vector left at its own window
+
+
+# LATE_WINDOWS over ticks (a missing last price now and then): a ticker's window closes only
+# before a later tick.
+LATE_TICKS = LATE_WINDOWS.replace(
+    "class LateWindows extends AbstractKlineStrategy",
+    "class LateTicks extends AbstractTickerStrategy",
+)
+
+
+@pytest.mark.parametrize(
+    ("vectors", "all_rows"),
+    [([{"at": 190 + k} for k in range(8)], False), ([{"at": 1_000_000}], True)],
+    ids=["appended-then-reached", "never-touched"],
+)
+def test_ticker_windows_give_the_same_bits(
+    stepping: EngineHost,
+    replaying: EngineHost,
+    tick_files: dict[str, Path],
+    vectors: list[dict[str, int]],
+    all_rows: bool,
+) -> None:
+    stepped = _runs(stepping, LATE_TICKS, DataType.TICKER, tick_files, vectors)
+    replayed = _runs(replaying, LATE_TICKS, DataType.TICKER, tick_files, vectors)
+    _assert_same(stepped, replayed)
+    stepless = [r.stepless_events for r in replayed]
+    if all_rows:
+        assert stepless == [6_000] * len(vectors)
+    else:
+        assert all(0 < n < 6_000 for n in stepless), stepless
+        assert len(set(stepless)) == len(vectors)

@@ -49,7 +49,7 @@ public abstract class AbstractKlineStrategy extends AbstractSubscriptionStrategy
                 i++;
             }
             InstrumentGroupRTIndicator g = groupOf(instrument); // built by the first row; never replaced
-            if (i < end && GroupDriver.takesLazyKlines(g)) {
+            if (i < end && GroupDriver.takesLazyRows(g)) {
                 int[] at = {i};
                 try {
                     i = GroupDriver.lazyKlines(this, instrument, g, openTs, closeTs, open, high, low, close, volume,

@@ -41,6 +41,16 @@ public abstract class AbstractTickerStrategy extends AbstractSubscriptionStrateg
                 i++;
             }
             InstrumentGroupRTIndicator g = groupOf(instrument); // built by the first row; never replaced
+            if (i < end && GroupDriver.takesLazyRows(g)) {
+                int[] at = {i};
+                try {
+                    i = GroupDriver.lazyTickers(this, instrument, g, ts, bid, bidSize, ask, askSize, last, volume, i,
+                            end, at);
+                } catch (Throwable thrown) { // a listener's failure: the rows before it were delivered
+                    i = at[0];
+                    throw thrown;
+                }
+            }
             for (; i < end; i++) {
                 long t = ts[i];
                 beginEvent(instrument, t);

@@ -69,17 +69,17 @@ public final class GroupDriver {
     }
 
     /**
-     * True when {@link #lazyKlines} applies to {@code g}: it steps no node and has one window
-     * ({@link LazyKlines}).
+     * True when {@link #lazyKlines} and {@link #lazyTickers} apply to {@code g}: it steps no node and
+     * has one window ({@link LazyKlines}).
      */
-    public static boolean takesLazyKlines(InstrumentGroupRTIndicator g) {
+    public static boolean takesLazyRows(InstrumentGroupRTIndicator g) {
         return LazyKlines.applies(g);
     }
 
     /**
      * Rows {@code i .. end-1} of kline columns, each begun for {@code s} at its close time and fed as
      * {@link #kline(InstrumentGroupRTIndicator, long, long, double[], double[], double[], double[], double[],
-     * int)} feeds it, for a group {@link #takesLazyKlines} accepts. Returns the first row not fed (before
+     * int)} feeds it, for a group {@link #takesLazyRows} accepts. Returns the first row not fed (before
      * {@code end} when the group stopped qualifying); {@code at[0]} holds the row in progress when a
      * listener throws.
      */
@@ -87,6 +87,17 @@ public final class GroupDriver {
                                  long[] openTs, long[] closeTs, double[] open, double[] high, double[] low,
                                  double[] close, double[] volume, int i, int end, int[] at) {
         return LazyKlines.run(s, instrument, g, openTs, closeTs, open, high, low, close, volume, i, end, at);
+    }
+
+    /**
+     * Rows {@code i .. end-1} of ticker columns, as {@link #lazyKlines} for klines: each begun for {@code s}
+     * at its time and fed as {@link #ticker(InstrumentGroupRTIndicator, long, double[], double[], double[],
+     * double[], double[], double[], int)} feeds it ({@link LazyTickers}).
+     */
+    public static int lazyTickers(AbstractStrategy s, Instrument instrument, InstrumentGroupRTIndicator g,
+                                  long[] ts, double[] bid, double[] bidSize, double[] ask, double[] askSize,
+                                  double[] last, double[] volume, int i, int end, int[] at) {
+        return LazyTickers.run(s, instrument, g, ts, bid, bidSize, ask, askSize, last, volume, i, end, at);
     }
 
     public static void funding(InstrumentGroupRTIndicator g, long ts, double rate, double markPrice) {

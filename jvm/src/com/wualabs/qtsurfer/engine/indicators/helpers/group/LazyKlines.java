@@ -23,13 +23,13 @@ final class LazyKlines {
     private LazyKlines() {
     }
 
-    /** True when {@link #run} applies to {@code g}. */
+    /** True when {@link #run} (and {@link LazyTickers#run}) applies to {@code g}. */
     static boolean applies(InstrumentGroupRTIndicator g) {
         return g.lazy && g.windows.count() == 1 && g.windows.first().watched.isLazy();
     }
 
     /** After a listener returned: whether the group still steps no node and has its one window. */
-    private static boolean still(InstrumentGroupRTIndicator g) {
+    static boolean still(InstrumentGroupRTIndicator g) {
         return g.lazy && g.windows.count() == 1;
     }
 
@@ -66,9 +66,7 @@ final class LazyKlines {
                 if (t >= nextDue) {
                     boolean arm = !armed;
                     if (armed && t >= stop) {
-                        double actual = done > 0 ? (op == null ? xs[done - 1] : op.of(xs[done - 1], ys[done - 1]))
-                                : Double.NaN;
-                        fire(g, w, start, stop, nextDue, actual);
+                        fire(g, w, start, stop, nextDue, valueAt(xs, ys, op, done));
                         if (!still(g)) {
                             // finish the row as the general path does (WindowSet.beforeEvent, GroupDriver.kline)
                             w.arm(t);
@@ -106,8 +104,7 @@ final class LazyKlines {
                 long tEnd = closeAt == Long.MAX_VALUE ? closeAt : closeAt + 1;
                 if (tEnd >= nextDue) {
                     if (armed && tEnd >= stop) {
-                        double actual = op == null ? xs[done - 1] : op.of(xs[done - 1], ys[done - 1]);
-                        fire(g, w, start, stop, nextDue, actual);
+                        fire(g, w, start, stop, nextDue, valueAt(xs, ys, op, done));
                         armed = false;
                         if (!still(g)) {
                             w.armed = false;
@@ -126,8 +123,19 @@ final class LazyKlines {
         return end;
     }
 
+    /**
+     * The watched value after {@code done} events: its series' value ({@code op} null), or the operation
+     * over its operands' ({@code Node#now} of a LAZY node, from arrays held in locals).
+     */
+    static double valueAt(double[] xs, double[] ys, Ops.Binary op, int done) {
+        if (done <= 0) {
+            return Double.NaN;
+        }
+        return op == null ? xs[done - 1] : op.of(xs[done - 1], ys[done - 1]);
+    }
+
     /** Writes the window's state back where the general path keeps it. */
-    private static void keep(Window w, WindowSet ws, boolean armed, long start, long stop, long nextDue) {
+    static void keep(Window w, WindowSet ws, boolean armed, long start, long stop, long nextDue) {
         w.armed = armed;
         w.start = start;
         w.end = stop;
@@ -135,7 +143,7 @@ final class LazyKlines {
     }
 
     /** {@code WindowSet.fire}, with the window's state written back first (the listener may reach it). */
-    private static void fire(InstrumentGroupRTIndicator g, Window w, long start, long stop, long nextDue,
+    static void fire(InstrumentGroupRTIndicator g, Window w, long start, long stop, long nextDue,
                              double actual) {
         keep(w, g.windows, true, start, stop, nextDue);
         double prev = w.lastClose;
