@@ -644,6 +644,13 @@ public class LateWindows extends AbstractKlineStrategy {
 )
 
 
+# The same with a one-minute window: most rows close no window, and the loop writes a row's
+# event time and frame only for those that do (and the last).
+LATE_MINUTES = LATE_WINDOWS.replace("class LateWindows", "class LateMinutes").replace(
+    "WindowTime.s5", "WindowTime.m1"
+)
+
+
 @pytest.fixture(scope="module")
 def gapped_kline_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return write_columns(tmp_path_factory.mktemp("gapped"), DataType.KLINE, bars(6_000, gaps=True))
@@ -654,9 +661,17 @@ def gapped_kline_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Pa
     [
         (LATE_WINDOWS, [{"at": 190 + k} for k in range(8)], False),
         (LATE_WINDOWS, [{"at": 1_000_000}], True),
+        (LATE_MINUTES, [{"at": 50 + k} for k in range(8)], False),
+        (LATE_MINUTES, [{"at": 1_000_000}], True),
         (source("sma_cross_kline.java"), SMA_CROSS_VECTORS, True),
     ],
-    ids=["appended-then-reached", "never-touched", "sma-cross"],
+    ids=[
+        "appended-then-reached",
+        "never-touched",
+        "minutes-appended-then-reached",
+        "minutes-never-touched",
+        "sma-cross",
+    ],
 )
 def test_windows_closed_by_a_later_bar_give_the_same_bits(
     stepping: EngineHost,
@@ -688,20 +703,36 @@ LATE_TICKS = LATE_WINDOWS.replace(
 )
 
 
+LATE_TICK_MINUTES = LATE_TICKS.replace("class LateTicks", "class LateTickMinutes").replace(
+    "WindowTime.s5", "WindowTime.m1"
+)
+
+
 @pytest.mark.parametrize(
-    ("vectors", "all_rows"),
-    [([{"at": 190 + k} for k in range(8)], False), ([{"at": 1_000_000}], True)],
-    ids=["appended-then-reached", "never-touched"],
+    ("text", "vectors", "all_rows"),
+    [
+        (LATE_TICKS, [{"at": 190 + k} for k in range(8)], False),
+        (LATE_TICKS, [{"at": 1_000_000}], True),
+        (LATE_TICK_MINUTES, [{"at": 20 + k} for k in range(8)], False),
+        (LATE_TICK_MINUTES, [{"at": 1_000_000}], True),
+    ],
+    ids=[
+        "appended-then-reached",
+        "never-touched",
+        "minutes-appended-then-reached",
+        "minutes-never-touched",
+    ],
 )
 def test_ticker_windows_give_the_same_bits(
     stepping: EngineHost,
     replaying: EngineHost,
     tick_files: dict[str, Path],
+    text: str,
     vectors: list[dict[str, int]],
     all_rows: bool,
 ) -> None:
-    stepped = _runs(stepping, LATE_TICKS, DataType.TICKER, tick_files, vectors)
-    replayed = _runs(replaying, LATE_TICKS, DataType.TICKER, tick_files, vectors)
+    stepped = _runs(stepping, text, DataType.TICKER, tick_files, vectors)
+    replayed = _runs(replaying, text, DataType.TICKER, tick_files, vectors)
     _assert_same(stepped, replayed)
     stepless = [r.stepless_events for r in replayed]
     if all_rows:

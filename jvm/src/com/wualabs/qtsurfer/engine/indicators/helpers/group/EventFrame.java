@@ -143,7 +143,12 @@ public final class EventFrame {
      * whenever a node of the group reads them ({@code InstrumentGroupRTIndicator.tickerDetail}).
      */
     void tickerLast(double last) {
-        index++;
+        tickerAt(index + 1, last);
+    }
+
+    /** {@link #tickerLast} for the event at {@code index} (rows a loop took without filling the frame). */
+    void tickerAt(int index, double last) {
+        this.index = index;
         if (!tickerFields) {
             double nan = Double.NaN;
             this.open = nan;
@@ -185,7 +190,12 @@ public final class EventFrame {
      * ({@code InstrumentGroupRTIndicator.klineDetail}). Together the two set what {@link #kline} sets.
      */
     void klineClose(double close) {
-        index++;
+        klineAt(index + 1, close);
+    }
+
+    /** {@link #klineClose} for the event at {@code index} (rows a loop took without filling the frame). */
+    void klineAt(int index, double close) {
+        this.index = index;
         tickerFields = false;
         if (!klineFields) {
             // The fields a kline does not carry: NaN until a ticker or funding event sets them.

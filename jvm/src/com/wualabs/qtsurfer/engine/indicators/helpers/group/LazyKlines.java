@@ -35,8 +35,12 @@ final class LazyKlines {
 
     /**
      * Rows {@code i .. end-1}, each begun for {@code s} (its event time, the close time) as the general path
-     * begins it. Returns the first row not taken: {@code end}, or the row after the one during which the
-     * group left this case. {@code at[0]} holds the row in progress when the listener throws.
+     * begins it. Returns the first row not taken: {@code end}, the row after the one during which the
+     * group left this case, or the first row past its series. {@code at[0]} holds the row in progress when the listener throws.
+     *
+     * <p>Between two calls of the listener nothing can observe the row's event time, the frame or the
+     * count of events (no node steps), so a row whose window does not close only counts itself: those are
+     * written for the row at hand just before the listener is called, and when the loop ends.
      */
     static int run(AbstractStrategy s, Instrument instrument, InstrumentGroupRTIndicator g, long[] openTs,
                    long[] closeTs, double[] open, double[] high, double[] low, double[] close, double[] volume,
@@ -55,18 +59,35 @@ final class LazyKlines {
         boolean armed = w.armed;
         long start = w.start;
         long stop = w.end;
-        int done = f.done;
+        int e = f.index; // the row's event index, as the general path would have it in the frame
+        int first = i;
         try {
             for (; i < end; i++) {
+                if (armed) { // rows that neither close the window nor end it only count themselves
+                    int room = lazyEnd - 1 - e;
+                    int limit = end - i <= room ? end : i + room;
+                    int j = i;
+                    while (j < limit && openTs[j] < stop && closeTs[j] < stop - 1) {
+                        j++;
+                    }
+                    e += j - i;
+                    i = j;
+                    if (i == end) {
+                        break;
+                    }
+                }
+                if (e + 1 >= lazyEnd) {
+                    break; // past the series: the group steps from this row on, the general path's
+                }
+                e++;
                 long closeAt = closeTs[i];
-                StrategyInternals.beginEvent(s, instrument, closeAt);
-                f.klineClose(close[i]);
                 long t = openTs[i];
                 // WindowSet.beforeEvent
                 if (t >= nextDue) {
                     boolean arm = !armed;
                     if (armed && t >= stop) {
-                        fire(g, w, start, stop, nextDue, valueAt(xs, ys, op, done));
+                        row(s, instrument, f, e, e, closeAt, close[i]); // the row begun, not stepped
+                        fire(g, w, start, stop, nextDue, valueAt(xs, ys, op, e));
                         if (!still(g)) {
                             // finish the row as the general path does (WindowSet.beforeEvent, GroupDriver.kline)
                             w.arm(t);
@@ -87,24 +108,16 @@ final class LazyKlines {
                     }
                     nextDue = stop;
                 }
-                if (detail) {
-                    f.klineDetail(open[i], high[i], low[i], close[i], volume[i]);
-                }
-                // InstrumentGroupRTIndicator.stepAll of a LAZY group
-                int e = f.index;
-                if (e >= lazyEnd) { // past the series: the group steps from this row on
-                    keep(w, ws, armed, start, stop, nextDue);
-                    g.stepAll();
-                    ws.afterBar(closeAt == Long.MAX_VALUE ? closeAt : closeAt + 1);
-                    return i + 1;
-                }
-                done = e + 1;
-                f.done = done;
+                // (InstrumentGroupRTIndicator.stepAll of a LAZY group: this row counted, e + 1 events)
                 // WindowSet.afterBar
                 long tEnd = closeAt == Long.MAX_VALUE ? closeAt : closeAt + 1;
                 if (tEnd >= nextDue) {
                     if (armed && tEnd >= stop) {
-                        fire(g, w, start, stop, nextDue, valueAt(xs, ys, op, done));
+                        row(s, instrument, f, e, e + 1, closeAt, close[i]); // the row stepped
+                        if (detail) {
+                            f.klineDetail(open[i], high[i], low[i], close[i], volume[i]);
+                        }
+                        fire(g, w, start, stop, nextDue, valueAt(xs, ys, op, e + 1));
                         armed = false;
                         if (!still(g)) {
                             w.armed = false;
@@ -119,8 +132,27 @@ final class LazyKlines {
             at[0] = i;
             throw thrown;
         }
+        if (i > first) { // the last row taken, as the general path leaves it
+            int last = i - 1;
+            row(s, instrument, f, e, e + 1, closeTs[last], close[last]);
+            if (detail) {
+                f.klineDetail(open[last], high[last], low[last], close[last], volume[last]);
+            }
+        }
         keep(w, ws, armed, start, stop, nextDue);
-        return end;
+        return i;
+    }
+
+    /**
+     * What the general path has written when row {@code e} (an event index) is begun: the strategy's event at
+     * {@code time}, the frame's close, and {@code done} events stepped ({@code e} before its step, {@code e + 1}
+     * after).
+     */
+    private static void row(AbstractStrategy s, Instrument instrument, EventFrame f, int e, int done, long time,
+                            double close) {
+        StrategyInternals.beginEvent(s, instrument, time);
+        f.klineAt(e, close);
+        f.done = done;
     }
 
     /**
