@@ -70,10 +70,10 @@ public final class GroupDriver {
 
     /**
      * True when {@link #lazyKlines} and {@link #lazyTickers} apply to {@code g}: it steps no node and
-     * has one window ({@link LazyKlines}).
+     * has one window ({@link LazyRows}).
      */
     public static boolean takesLazyRows(InstrumentGroupRTIndicator g) {
-        return LazyKlines.applies(g);
+        return LazyRows.applies(g);
     }
 
     /**
@@ -86,18 +86,20 @@ public final class GroupDriver {
     public static int lazyKlines(AbstractStrategy s, Instrument instrument, InstrumentGroupRTIndicator g,
                                  long[] openTs, long[] closeTs, double[] open, double[] high, double[] low,
                                  double[] close, double[] volume, int i, int end, int[] at) {
-        return LazyKlines.run(s, instrument, g, openTs, closeTs, open, high, low, close, volume, i, end, at);
+        LazyRows.Source rows = new LazyRows.Klines(openTs, closeTs, open, high, low, close, volume);
+        return LazyRows.run(s, instrument, g, rows, i, end, at);
     }
 
     /**
      * Rows {@code i .. end-1} of ticker columns, as {@link #lazyKlines} for klines: each begun for {@code s}
      * at its time and fed as {@link #ticker(InstrumentGroupRTIndicator, long, double[], double[], double[],
-     * double[], double[], double[], int)} feeds it ({@link LazyTickers}).
+     * double[], double[], double[], int)} feeds it.
      */
     public static int lazyTickers(AbstractStrategy s, Instrument instrument, InstrumentGroupRTIndicator g,
                                   long[] ts, double[] bid, double[] bidSize, double[] ask, double[] askSize,
                                   double[] last, double[] volume, int i, int end, int[] at) {
-        return LazyTickers.run(s, instrument, g, ts, bid, bidSize, ask, askSize, last, volume, i, end, at);
+        LazyRows.Source rows = new LazyRows.Tickers(ts, bid, bidSize, ask, askSize, last, volume);
+        return LazyRows.run(s, instrument, g, rows, i, end, at);
     }
 
     public static void funding(InstrumentGroupRTIndicator g, long ts, double rate, double markPrice) {
