@@ -38,34 +38,43 @@ _PROPS = """
     private int b = 20;
 """
 
+
+def _windowed(
+    name: str, base: str, *, setup: str, body: str, props: str = _PROPS, fields: str = ""
+) -> str:
+    """Strategy ``name`` extending ``base``: ``setupIndicators`` runs ``setup`` (a chain on
+    ``ind`` ending in one window ``L``); ``L`` counts its calls in ``n``, then runs ``body``.
+    ``props`` declares the strategy's properties, ``fields`` more fields of ``L``."""
+    return (
+        _HEADER
+        + f"\npublic class {name} extends {base} {{"
+        + props
+        + "\n    @Override\n    protected void setupIndicators(InstrumentGroupRTIndicator ind) {\n"
+        + setup
+        + "\n    }\n\n    class L extends AbstractWindowListener {\n        private int n;\n"
+        + fields
+        + "\n        L(AbstractStrategy s, InstrumentGroupRTIndicator i) {\n"
+        + "            super(s, i);\n        }\n\n        @Override\n"
+        + "        public void onChange(StateStore store, double prev, double actual) {\n"
+        + "            n++;\n"
+        + body
+        + "\n        }\n    }\n}\n"
+    )
+
+
 # Every precomputable form: SMAs and EMAs of the primary value without a price node (FIELD),
 # of a price node and of another field's node (CHAIN, held), the continuous SMA; readers through
 # getValue, buy and sell prices taken from them, info signals carrying their values.
-FIELDS = (
-    _HEADER
-    + """
-public class Fields extends AbstractKlineStrategy {"""
-    + _PROPS
-    + """
-    @Override
-    protected void setupIndicators(InstrumentGroupRTIndicator ind) {
+FIELDS = _windowed(
+    "Fields",
+    "AbstractKlineStrategy",
+    setup="""\
         ind.sma("s", a).ema("e", b).sma("c", b, false)
             .add("hi", TickerValueSource.High).sma("hs", "hi", a + 1).ema("he", "hi", b)
             .add("vol", TickerValueSource.Volume).sma("vs", "vol", b)
             .diff("d", "s", "e")
-            .window("d", WindowTime.s1, new L(this, ind));
-    }
-
-    class L extends AbstractWindowListener {
-        private int n;
-
-        L(AbstractStrategy s, InstrumentGroupRTIndicator i) {
-            super(s, i);
-        }
-
-        @Override
-        public void onChange(StateStore store, double prev, double actual) {
-            n++;
+            .window("d", WindowTime.s1, new L(this, ind));""",
+    body="""\
             if (prev <= 0 && actual > 0) {
                 emitBuy(indicators.getValue("hs"));
             } else if (prev >= 0 && actual < 0) {
@@ -75,39 +84,19 @@ public class Fields extends AbstractKlineStrategy {"""
                 emitSignal(createInfoSignal().set("s", indicators.getValue("s"))
                         .set("e", indicators.getValue("e")).set("he", indicators.getValue("he"))
                         .set("vs", indicators.getValue("vs")));
-            }
-        }
-    }
-}
-"""
+            }""",
 )
 
 # Reaches the indicators mid-run in every way that ends a replay: getExisting (and a readiness
 # check through it) after 300 windows, a read-only view after 700, the readiness of a derived
 # indicator (which asks its operands) after 1,100; the values read back go out as info.
-TOUCHING = (
-    _HEADER
-    + """
-public class Touching extends AbstractKlineStrategy {"""
-    + _PROPS
-    + """
-    @Override
-    protected void setupIndicators(InstrumentGroupRTIndicator ind) {
+TOUCHING = _windowed(
+    "Touching",
+    "AbstractKlineStrategy",
+    setup="""\
         ind.addPrice().sma("fast", a).sma("slow", b).ema("x", b).diff("spread", "fast", "slow")
-            .window("spread", WindowTime.s1, new L(this, ind));
-    }
-
-    class L extends AbstractWindowListener {
-        private int n;
-        private RTIndicator view;
-
-        L(AbstractStrategy s, InstrumentGroupRTIndicator i) {
-            super(s, i);
-        }
-
-        @Override
-        public void onChange(StateStore store, double prev, double actual) {
-            n++;
+            .window("spread", WindowTime.s1, new L(this, ind));""",
+    body="""\
             if (n == 300) {
                 RTIndicator slow = indicators.getExisting("slow");
                 emitSignal(createInfoSignal().set("ready", slow.isReady())
@@ -127,38 +116,22 @@ public class Touching extends AbstractKlineStrategy {"""
                 emitBuy(indicators.getValue("price"));
             } else if (prev >= 0 && actual < 0) {
                 emitSell(indicators.getValue("fast"));
-            }
-        }
-    }
-}
-"""
+            }""",
+    fields="""\
+        private RTIndicator view;
+""",
 )
 
 # Ticks whose last price and bid are NaN now and then: a FIELD SMA skips those events, a CHAIN SMA
 # of the price node is fed the price node's held value.
-TICKS = (
-    _HEADER
-    + """
-public class Ticks extends AbstractTickerStrategy {"""
-    + _PROPS
-    + """
-    @Override
-    protected void setupIndicators(InstrumentGroupRTIndicator ind) {
+TICKS = _windowed(
+    "Ticks",
+    "AbstractTickerStrategy",
+    setup="""\
         ind.sma("raw", a).addPrice().sma("held", "price", b).add("bid", TickerValueSource.Bid)
             .ema("eb", "bid", a).sma("sb", b).diff("d", "raw", "held")
-            .window("d", WindowTime.s1, new L(this, ind));
-    }
-
-    class L extends AbstractWindowListener {
-        private int n;
-
-        L(AbstractStrategy s, InstrumentGroupRTIndicator i) {
-            super(s, i);
-        }
-
-        @Override
-        public void onChange(StateStore store, double prev, double actual) {
-            n++;
+            .window("d", WindowTime.s1, new L(this, ind));""",
+    body="""\
             if (prev <= 0 && actual > 0) {
                 emitBuy(indicators.getValue("eb"));
             } else if (prev >= 0 && actual < 0) {
@@ -167,11 +140,7 @@ public class Ticks extends AbstractTickerStrategy {"""
             if (n % 89 == 0) {
                 emitSignal(createInfoSignal().set("raw", indicators.getValue("raw"))
                         .set("sb", indicators.getValue("sb")));
-            }
-        }
-    }
-}
-"""
+            }""",
 )
 
 # Hands an indicator out while setting up: that one is never replayed, the others are.
@@ -253,29 +222,14 @@ SMA_CROSS_VECTORS = [{"fast": f, "slow": s} for f in (3, 7) for s in (12, 30)]
 # Nodes a group cannot leave unstepped: a difference of a difference (an operand that is itself
 # an operation), a user function of two replayed SMAs; and one appended by a listener mid-run,
 # after which every node steps. Their values go out as info every 40 windows.
-NOT_ALL_LAZY = (
-    _HEADER
-    + """
-public class NotAllLazy extends AbstractKlineStrategy {"""
-    + _PROPS
-    + """
-    @Override
-    protected void setupIndicators(InstrumentGroupRTIndicator ind) {
+NOT_ALL_LAZY = _windowed(
+    "NotAllLazy",
+    "AbstractKlineStrategy",
+    setup="""\
         ind.addPrice().sma("s", a).sma("t", b).diff("d", "s", "t").diff("dd", "d", "price")
             .fun("f", "s", "t", (x, y) -> x * 2 - y)
-            .window("d", WindowTime.s1, new L(this, ind));
-    }
-
-    class L extends AbstractWindowListener {
-        private int n;
-
-        L(AbstractStrategy s, InstrumentGroupRTIndicator i) {
-            super(s, i);
-        }
-
-        @Override
-        public void onChange(StateStore store, double prev, double actual) {
-            n++;
+            .window("d", WindowTime.s1, new L(this, ind));""",
+    body="""\
             if (prev <= 0 && actual > 0) {
                 emitBuy(indicators.getValue("price"));
             } else if (prev >= 0 && actual < 0) {
@@ -284,11 +238,7 @@ public class NotAllLazy extends AbstractKlineStrategy {"""
             if (n % 40 == 0) {
                 emitSignal(createInfoSignal().set("dd", indicators.getValue("dd"))
                         .set("f", indicators.getValue("f")));
-            }
-        }
-    }
-}
-"""
+            }""",
 )
 NESTED = NOT_ALL_LAZY.replace("class NotAllLazy", "class Nested").replace(
     '            .fun("f", "s", "t", (x, y) -> x * 2 - y)\n', '            .add("f", "s", "t")\n'
@@ -598,29 +548,13 @@ def test_an_attackers_run_leaves_the_next_run_on_the_same_host_unharmed(
 # A five-second window over bars one to three seconds apart: a window closes after the bar that
 # reaches its end or, when no bar does, before the next bar. At window `at` the listener appends
 # an indicator, at `at + 40` it reaches one (each ends the rows without a step, from either place).
-LATE_WINDOWS = (
-    _HEADER
-    + """
-public class LateWindows extends AbstractKlineStrategy {
-    @StrategyProperty(name = "at", description = "the window that appends", defaultValue = "200")
-    private int at = 200;
-
-    @Override
-    protected void setupIndicators(InstrumentGroupRTIndicator ind) {
+LATE_WINDOWS = _windowed(
+    "LateWindows",
+    "AbstractKlineStrategy",
+    setup="""\
         ind.addPrice().sma("fast", 4).sma("slow", 15).diff("spread", "fast", "slow")
-            .window("spread", WindowTime.s5, new L(this, ind));
-    }
-
-    class L extends AbstractWindowListener {
-        private int n;
-
-        L(AbstractStrategy s, InstrumentGroupRTIndicator i) {
-            super(s, i);
-        }
-
-        @Override
-        public void onChange(StateStore store, double prev, double actual) {
-            n++;
+            .window("spread", WindowTime.s5, new L(this, ind));""",
+    body="""\
             if (n == at) {
                 indicators.sma("late", "price", 7);
             }
@@ -636,11 +570,12 @@ public class LateWindows extends AbstractKlineStrategy {
                 emitBuy(indicators.getValue("price"));
             } else if (prev >= 0 && actual < 0) {
                 emitSell(indicators.getValue("fast"));
-            }
-        }
-    }
-}
-"""
+            }""",
+    props="""\
+
+    @StrategyProperty(name = "at", description = "the window that appends", defaultValue = "200")
+    private int at = 200;
+""",
 )
 
 
