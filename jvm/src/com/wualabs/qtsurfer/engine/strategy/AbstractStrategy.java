@@ -4,6 +4,7 @@ import com.wualabs.qtsurfer.engine.EngineVersion;
 import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
 import com.wualabs.qtsurfer.engine.core.state.StateStore;
 import com.wualabs.qtsurfer.engine.indicators.core.RTIndicator;
+import com.wualabs.qtsurfer.engine.indicators.helpers.group.GroupDriver;
 import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
 import com.wualabs.qtsurfer.engine.internal.Notices;
 import com.wualabs.qtsurfer.engine.internal.RunSeries;
@@ -281,7 +282,7 @@ public abstract class AbstractStrategy implements Strategy {
         long n = 0;
         for (InstrumentState st : states.values()) {
             if (st.group != null) {
-                n += st.group.steplessEvents();
+                n += GroupDriver.steplessEvents(st.group);
             }
         }
         return n;

@@ -102,6 +102,11 @@ public final class GroupDriver {
         return LazyRows.run(s, instrument, g, rows, i, end, at);
     }
 
+    /** {@code g}'s events taken without stepping a node (a run answer's {@code stepless_events}). */
+    public static int steplessEvents(InstrumentGroupRTIndicator g) {
+        return g.steplessEvents();
+    }
+
     public static void funding(InstrumentGroupRTIndicator g, long ts, double rate, double markPrice) {
         g.frame.funding(rate, markPrice);
         g.windows.beforeEvent(ts);

@@ -574,8 +574,12 @@ public final class InstrumentGroupRTIndicator {
         }
     }
 
-    /** Engine-internal: how many events the group took without stepping a node (LAZY, {@link #useSeries}). */
-    public int steplessEvents() {
+    /**
+     * How many events the group took without stepping a node (LAZY, {@link #useSeries}); read through
+     * {@link GroupDriver#steplessEvents}, which strategies cannot reach: a strategy that could read it could
+     * behave differently on a host that computes series ahead than on one that does not.
+     */
+    int steplessEvents() {
         return lazy ? frame.done : stepless;
     }
 
