@@ -675,3 +675,51 @@ def test_ticker_windows_give_the_same_bits(
     else:
         assert all(0 < n < 6_000 for n in stepless), stepless
         assert len(set(stepless)) == len(vectors)
+
+
+# A listener that throws at its 700th window, while no node steps: the run fails with the rows
+# before that row delivered, as on a host that steps every indicator.
+_THROW = """\
+            n++;
+            if (n == 700) {
+                throw new IllegalStateException("window 700");
+            }
+"""
+THROWS_LATE = LATE_WINDOWS.replace("class LateWindows", "class ThrowsLate").replace(
+    "            n++;\n", _THROW, 1
+)
+
+
+@pytest.mark.parametrize("kind", [DataType.KLINE, DataType.TICKER])
+def test_a_listener_failing_without_steps_fails_at_the_same_row(
+    stepping: EngineHost,
+    replaying: EngineHost,
+    gapped_kline_files: dict[str, Path],
+    tick_files: dict[str, Path],
+    kind: DataType,
+) -> None:
+    text = THROWS_LATE
+    files = gapped_kline_files
+    if kind is DataType.TICKER:
+        text = THROWS_LATE.replace(
+            "extends AbstractKlineStrategy", "extends AbstractTickerStrategy"
+        )
+        files = tick_files
+    failures = []
+    for host in (stepping, replaying):
+        compiled = _compiled(host, text)
+        assert compiled.main_class is not None
+        request = RunRequest(
+            class_files=compiled.class_files,
+            main_class=compiled.main_class,
+            kind=kind,
+            columns=files,
+            instrument=Instrument("BTC", "USDT"),
+        )
+        (outcome,) = host.run_many(request, [{"at": 1_000_000}])
+        assert isinstance(outcome, RunFailure), outcome
+        failures.append(outcome)
+    stepped, replayed = failures
+    assert "window 700" in replayed.message
+    assert replayed.kind is stepped.kind
+    assert 0 < replayed.details["events"] == stepped.details["events"] < 6_000
