@@ -211,7 +211,7 @@ final class LazyRows {
                     boolean arm = !armed;
                     if (armed && t >= stop) {
                         row(s, instrument, f, rows, i, e, e, time); // the row begun, not stepped
-                        fire(g, w, start, stop, nextDue, valueAt(xs, ys, op, e));
+                        fire(g, w, start, stop, nextDue, Node.valueAt(xs, ys, op, e));
                         if (!still(g)) {
                             // finish the row as the general path does (WindowSet.beforeEvent, GroupDriver)
                             w.arm(t);
@@ -246,7 +246,7 @@ final class LazyRows {
                         if (detail) {
                             rows.detail(f, i);
                         }
-                        fire(g, w, start, stop, nextDue, valueAt(xs, ys, op, e + 1));
+                        fire(g, w, start, stop, nextDue, Node.valueAt(xs, ys, op, e + 1));
                         armed = false;
                         if (!still(g)) {
                             w.armed = false;
@@ -284,17 +284,6 @@ final class LazyRows {
         f.done = done;
     }
 
-    /**
-     * The watched value after {@code done} events: its series' value ({@code op} null), or the operation
-     * over its operands' ({@code Node#now} of a LAZY node, from arrays held in locals).
-     */
-    private static double valueAt(double[] xs, double[] ys, Ops.Binary op, int done) {
-        if (done <= 0) {
-            return Double.NaN;
-        }
-        return op == null ? xs[done - 1] : op.of(xs[done - 1], ys[done - 1]);
-    }
-
     /** Writes the window's state back where the general path keeps it. */
     private static void keep(Window w, WindowSet ws, boolean armed, long start, long stop, long nextDue) {
         w.armed = armed;
@@ -307,8 +296,6 @@ final class LazyRows {
     private static void fire(InstrumentGroupRTIndicator g, Window w, long start, long stop, long nextDue,
                              double actual) {
         keep(w, g.windows, true, start, stop, nextDue);
-        double prev = w.lastClose;
-        w.lastClose = actual;
-        w.listener.dispatchWindowClose(g.store(), start, stop, prev, actual);
+        g.windows.fire(w, actual);
     }
 }

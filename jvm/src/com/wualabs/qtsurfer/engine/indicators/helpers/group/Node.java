@@ -286,12 +286,23 @@ final class Node {
             return replayedValue();
         }
         Ops.Binary op = (Ops.Binary) derived;
-        return op.of(op.a.replayedValue(), op.b.replayedValue());
+        return valueAt(op.a.series, op.b.series, op, frame.done);
     }
 
     private double replayedValue() {
-        int d = frame.done;
-        return d > 0 ? series[d - 1] : Double.NaN;
+        return valueAt(series, null, null, frame.done);
+    }
+
+    /**
+     * A LAZY node's value after {@code done} events: its own series' value ({@code op} null), or operation
+     * {@code op} over its operands' series {@code xs} and {@code ys}; NaN before the first event.
+     * {@code LazyRows} passes arrays it holds in locals.
+     */
+    static double valueAt(double[] xs, double[] ys, Ops.Binary op, int done) {
+        if (done <= 0) {
+            return Double.NaN;
+        }
+        return op == null ? xs[done - 1] : op.of(xs[done - 1], ys[done - 1]);
     }
 
     /** Whether {@link #replay} would take a series (asked before one is computed). */

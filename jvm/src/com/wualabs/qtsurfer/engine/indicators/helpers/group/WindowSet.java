@@ -83,7 +83,11 @@ final class WindowSet {
     }
 
     private void fire(Window w) {
-        double actual = w.watched.now();
+        fire(w, w.watched.now());
+    }
+
+    /** Closes {@code w}'s period with the watched value {@code actual}: its listener's {@code onChange}. */
+    void fire(Window w, double actual) {
         double prev = w.lastClose;
         w.lastClose = actual;
         w.listener.dispatchWindowClose(group.store(), w.start, w.end, prev, actual);
