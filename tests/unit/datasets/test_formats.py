@@ -16,10 +16,11 @@ CSV = b"timestamp,close\n1767225600000,100.5\n"
 
 
 def _zip(members: dict[str, bytes]) -> bytes:
+    """Fixed member dates, so every xdist worker collects the same bytes (ids included)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as archive:
         for name, data in members.items():
-            archive.writestr(name, data)
+            archive.writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0)), data)
     return buf.getvalue()
 
 
@@ -34,10 +35,11 @@ def _parquet() -> bytes:
     [
         (CSV, UploadFormat.CSV),
         (b"\xef\xbb\xbf" + CSV, UploadFormat.CSV),
-        (gzip.compress(CSV), UploadFormat.GZIP),
+        (gzip.compress(CSV, mtime=0), UploadFormat.GZIP),
         (_zip({"data.csv": CSV}), UploadFormat.ZIP),
         (_parquet(), UploadFormat.PARQUET),
     ],
+    ids=["csv", "csv-with-bom", "gzip", "zip", "parquet"],
 )
 def test_detects_from_content(data: bytes, expected: UploadFormat) -> None:
     assert detect(data[:512]) is expected
