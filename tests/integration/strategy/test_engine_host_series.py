@@ -723,3 +723,95 @@ def test_a_listener_failing_without_steps_fails_at_the_same_row(
     assert "window 700" in replayed.message
     assert replayed.kind is stepped.kind
     assert 0 < replayed.details["events"] == stepped.details["events"] < 6_000
+
+
+# Series arrays used again (SeriesCache: a dropped series is computed into rather than a new array
+# allocated). With a 1 MiB cache and 20,000 bars a series is 160 KB: six fit, three to a run.
+SMALL_CACHE_ROWS = 20_000
+
+
+@pytest.fixture(scope="module")
+def small_cache() -> Iterator[EngineHost]:
+    with EngineHost(HostConfig(jar=locate_engine_jar(), heap_mb=256, series_cache_mb=1)) as host:
+        yield host
+
+
+@pytest.fixture(scope="module")
+def small_cache_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return write_columns(
+        tmp_path_factory.mktemp("small"), DataType.KLINE, bars(SMALL_CACHE_ROWS, gaps=True)
+    )
+
+
+def _series_counts(host: EngineHost) -> dict[str, int]:
+    counts: dict[str, int] = host.ping()["series_cache"]
+    return counts
+
+
+def test_requests_with_new_parameters_compute_into_dropped_series_and_keep_their_bits(
+    stepping: EngineHost, small_cache: EngineHost, small_cache_files: dict[str, Path]
+) -> None:
+    """One vector a request, each with SMAs no earlier request asked for: from the third on, the
+    cache drops the oldest series and the next one is computed into its array; every run still
+    gives the stepping host's signals."""
+    vectors = [{"fast": 3 + k, "slow": 12 + 2 * k} for k in range(6)]
+    text = source("sma_cross_kline.java")
+    before = _series_counts(small_cache)
+    for vector in vectors:
+        replayed = _runs(small_cache, text, DataType.KLINE, small_cache_files, [vector])
+        _assert_same(_runs(stepping, text, DataType.KLINE, small_cache_files, [vector]), replayed)
+        assert replayed[0].precomputed_indicators == 3
+    after = _series_counts(small_cache)
+    assert after["misses"] - before["misses"] >= 2 * len(vectors)
+    assert after["reused"] - before["reused"] >= len(vectors)
+
+
+# The first vector's group, kept in a static field (one loader serves a request's vectors while
+# its classes hold static state), is read by every later vector of the same request while their
+# series push the first one's out of the cache.
+STASH = _windowed(
+    "Stash",
+    "AbstractKlineStrategy",
+    setup="""\
+        if (first == null) {
+            first = ind;
+        }
+        ind.addPrice().sma("fast", a).sma("slow", b).diff("spread", "fast", "slow")
+            .window("spread", WindowTime.s1, new L(this, ind));""",
+    body="""\
+            if (prev <= 0 && actual > 0) {
+                emitBuy(indicators.getValue("price"));
+            } else if (prev >= 0 && actual < 0) {
+                emitSell(indicators.getValue("price"));
+            }
+            if (first != indicators && n % 500 == 0) {
+                emitSignal(createInfoSignal().set("fast0", first.getValue("fast"))
+                        .set("slow0", first.getValue("slow")));
+            }""",
+    props=_PROPS + "\n    static InstrumentGroupRTIndicator first;\n",
+)
+
+
+def test_a_requests_own_dropped_series_are_not_computed_into_while_it_runs(
+    stepping: EngineHost, small_cache_files: dict[str, Path]
+) -> None:
+    """Eight vectors of one request on a new host, each with new SMAs: the later ones drop the
+    first one's series from the cache while its group is still read (through a static field).
+    What it reads is what the stepping host's group holds (a run that ended took its values out
+    of its series), and nothing the request was handed is computed into before the request
+    ends: only the next request computes into what this one dropped."""
+    vectors = [{"a": 2 + k, "b": 30 + 3 * k} for k in range(8)]
+    config = HostConfig(jar=locate_engine_jar(), heap_mb=256, series_cache_mb=1)
+    with EngineHost(config) as fresh:
+        replayed = _runs(fresh, STASH, DataType.KLINE, small_cache_files, vectors)
+        during = _series_counts(fresh)
+        again = _runs(fresh, STASH, DataType.KLINE, small_cache_files, vectors[:1])
+        after = _series_counts(fresh)
+    stepped = _runs(stepping, STASH, DataType.KLINE, small_cache_files, vectors)
+    _assert_same(stepped, replayed)
+    _assert_same(stepped[:1], again)
+    assert all(len(r.info) >= 30 for r in replayed[1:])
+    assert {r.precomputed_indicators for r in replayed} == {3}
+    assert during["misses"] >= 2 * len(vectors)
+    assert during["reused"] == 0
+    assert after["reused"] >= 2

@@ -420,6 +420,10 @@ public final class HostMain {
         if (warm != null) {
             s.put("warm_up", warm.status());
         }
+        Map<String, Object> seriesCache = runner.seriesCacheStatus();
+        if (seriesCache != null) {
+            s.put("series_cache", seriesCache);
+        }
         Map<String, Object> columns = runner.columnCacheStatus();
         if (columns != null) {
             s.put("column_cache", columns);

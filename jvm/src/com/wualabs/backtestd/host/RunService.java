@@ -80,9 +80,9 @@ final class RunService {
         Loaders loaders = new Loaders(classes, digest, keptLoaders);
         ClassLoader loader = loaders.next();
         long[] progress = new long[2];
-        Guard.Outcome<Collected> outcome = Guard.call("strategy run",
+        Guard.Outcome<Collected> outcome = ended(series, () -> Guard.call("strategy run",
                 () -> feed(loader, mainClass, params, instrument, columns, range, series, progress),
-                thrown -> Failures.classify(thrown, classes.keySet(), "strategy run"), limits);
+                thrown -> Failures.classify(thrown, classes.keySet(), "strategy run"), limits));
         if (outcome.error() != null) {
             loaders.discard();
             throw outcome.error().with("events", progress[0]);
@@ -147,7 +147,7 @@ final class RunService {
         long[] output = new long[1];
         String[] restart = new String[1];
         Loaders loaders = new Loaders(classes, digest, keptLoaders);
-        Guard.Outcome<Object> outcome = Guard.call("strategy run", () -> {
+        Guard.Outcome<Object> outcome = ended(series, () -> Guard.call("strategy run", () -> {
             for (int i = 0; i < vectors.size() && output[0] < BATCH_OUTPUT_BUDGET; i++) {
                 laps.start(i);
                 results.add(runOne(loaders, classes, mainClass, vectors.get(i), instrument,
@@ -161,7 +161,7 @@ final class RunService {
                 }
             }
             return null;
-        }, thrown -> Failures.classify(thrown, classes.keySet(), "strategy run"), limits, laps);
+        }, thrown -> Failures.classify(thrown, classes.keySet(), "strategy run"), limits, laps));
         if (outcome.error() != null) {
             throw outcome.error().with("vector", laps.index());
         }
@@ -172,6 +172,36 @@ final class RunService {
             header.put("restart", restart[0]);
         }
         return new Answer(header, payloads);
+    }
+
+    /** A guarded call that returns only once the strategy's thread has ended, or throws. */
+    @FunctionalInterface
+    private interface GuardedCall<T> {
+        Guard.Outcome<T> call() throws HostException;
+    }
+
+    /**
+     * {@code call}, then the request's series given back to the cache ({@link RunSeries#release}): its
+     * code has stopped. A call that throws (an overrun: the code may still run until the host exits)
+     * lets them go without their arrays ever being computed into again.
+     */
+    private static <T> Guard.Outcome<T> ended(RunSeries series, GuardedCall<T> call)
+            throws HostException {
+        if (series == null) {
+            return call.call();
+        }
+        boolean stopped = false;
+        try {
+            Guard.Outcome<T> outcome = call.call();
+            stopped = true;
+            return outcome;
+        } finally {
+            if (stopped) {
+                series.release();
+            } else {
+                series.abandon();
+            }
+        }
     }
 
     /** One vector of a batch, on the guarded worker thread: its answer entry. */
@@ -411,6 +441,20 @@ final class RunService {
             return null;
         }
         return copy ? columnCache.arrays(columns) : columnCache.held(columns);
+    }
+
+    /** Bytes, hits, misses and series computed into a dropped one, of the series cache ({@code ping}). */
+    Map<String, Object> seriesCacheStatus() {
+        if (seriesCache == null) {
+            return null;
+        }
+        long[] counts = seriesCache.counts();
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("bytes", seriesCache.bytes());
+        s.put("hits", counts[0]);
+        s.put("misses", counts[1]);
+        s.put("reused", counts[2]);
+        return s;
     }
 
     /** Hits and copies of the column cache ({@code ping}), or null without one. */

@@ -4,6 +4,7 @@ import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
 import com.wualabs.qtsurfer.engine.core.state.StateStore;
 import com.wualabs.qtsurfer.engine.indicators.helpers.WindowTimeRTIndicator.WindowTime;
 import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+import com.wualabs.qtsurfer.engine.internal.RunSeries;
 import com.wualabs.qtsurfer.engine.internal.SeriesCache;
 import com.wualabs.qtsurfer.engine.runtime.StrategyHarness;
 import com.wualabs.qtsurfer.engine.runtime.StrategyRun;
@@ -216,21 +217,28 @@ final class WarmUp implements Runnable {
     private boolean feed(Class<?> strategy, Map<String, String> params, ColumnSet columns)
             throws Exception {
         StrategyRun run = StrategyHarness.start(strategy, params, INSTRUMENT);
+        RunSeries taken = null;
         if (run.usesFastPathFor(columns.kind)) {
-            StrategyInternals.useSeries(run.strategy(), RunService.seriesOf(series,
-                    "warm-up:" + columns.kind + ":" + columns.rows, columns,
-                    new int[] {0, columns.rows}, INSTRUMENT));
+            taken = RunService.seriesOf(series, "warm-up:" + columns.kind + ":" + columns.rows,
+                    columns, new int[] {0, columns.rows}, INSTRUMENT);
+            StrategyInternals.useSeries(run.strategy(), taken);
         }
-        long[] progress = new long[2];
-        for (int at = 0; at < columns.rows; at += SLICE) {
-            if (!proceed()) {
-                return false;
+        try {
+            long[] progress = new long[2];
+            for (int at = 0; at < columns.rows; at += SLICE) {
+                if (!proceed()) {
+                    return false;
+                }
+                Feeder.feed(run, columns, at, Math.min(columns.rows, at + SLICE), progress);
+                rows += progress[0];
             }
-            Feeder.feed(run, columns, at, Math.min(columns.rows, at + SLICE), progress);
-            rows += progress[0];
+            RunService.collect(run);
+            return true;
+        } finally {
+            if (taken != null) {
+                taken.release(); // the warm-up's own thread is the run's: it has stopped here
+            }
         }
-        RunService.collect(run);
-        return true;
     }
 
     /** Waits while paused; false once stopped. */

@@ -4,7 +4,9 @@ import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
 import com.wualabs.qtsurfer.engine.indicators.core.RTIndicator;
 
 import java.nio.DoubleBuffer;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -21,6 +23,9 @@ import java.util.function.Supplier;
  * values in the same order. A node fed by another node that holds the field (a {@code price}
  * node) sees that node's value, which keeps the field's latest non-NaN value through NaN events:
  * such a series is computed {@code held}, from that value at every event.
+ *
+ * <p>The series it hands out stay the request's until {@link #release} (or {@link #abandon}): the cache
+ * computes a new series into a dropped one only once no request holds it ({@link SeriesCache}).
  */
 public final class RunSeries {
 
@@ -33,6 +38,7 @@ public final class RunSeries {
     private final int events;
     private final int firstRow;
     private final Map<Integer, DoubleBuffer> columns = new HashMap<>();
+    private final List<double[]> handedOut = new ArrayList<>();
 
     /**
      * @param scope      identifies the data, the rows and the strategy classes: runs share a series
@@ -93,19 +99,45 @@ public final class RunSeries {
      * must name its class and every parameter) fed field {@code code}: from the cache, or computed
      * now and cached. Null when the field is not read from a column.
      */
-    public double[] series(int code, boolean held, String indicatorKey, Supplier<RTIndicator> fresh) {
+    public synchronized double[] series(int code, boolean held, String indicatorKey,
+            Supplier<RTIndicator> fresh) {
         DoubleBuffer column = columns.get(code);
         if (column == null || !cache.fits(events)) {
             return null;
         }
         String key = scope + '|' + firstRow + '|' + events + '|' + code + (held ? "|held|" : "|") + indicatorKey;
-        double[] series = cache.get(key);
+        double[] series = cache.take(key);
         if (series == null) {
-            series = new double[events];
+            series = cache.blank(events);
+            handedOut.add(series);
             run(column, held, fresh.get(), events, series);
             cache.put(key, series);
+        } else {
+            handedOut.add(series);
         }
         return series;
+    }
+
+    /**
+     * The request is over and its code has stopped: the series handed out are no longer its own (the
+     * cache may compute another series into one it has dropped). Idempotent.
+     */
+    public synchronized void release() {
+        for (double[] s : handedOut) {
+            cache.release(s);
+        }
+        handedOut.clear();
+    }
+
+    /**
+     * The request ended in doubt (its code may still be running): its series are let go of without
+     * ever being computed into again. Idempotent.
+     */
+    public synchronized void abandon() {
+        for (double[] s : handedOut) {
+            cache.abandon(s);
+        }
+        handedOut.clear();
     }
 
     /** Feeds {@code ind} the first {@code n} events' inputs; {@code out} gets each value after. */

@@ -1,15 +1,18 @@
 package com.wualabs.qtsurfer.engine.internal;
 
 import java.lang.ref.SoftReference;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Engine-internal: values kept between runs, bounded twice. By {@code budgetBytes}, the sizes the
  * caller gives, least recently used out first; and by the heap, since the values are soft
  * references that the collector clears before a run would run out of memory (an entry it cleared
- * is forgotten at its next lookup). The host's caches of indicator series ({@link SeriesCache})
+ * is forgotten at its next lookup). A value let go of can be handed to the owner (the constructor's
+ * {@code dropped}), which may use its memory again. The host's caches of indicator series ({@link SeriesCache})
  * and of input columns share it. Thread-safe.
  *
  * @param <V> what is kept
@@ -17,13 +20,23 @@ import java.util.Map;
 public final class SoftLru<V> {
 
     private final long budgetBytes;
+    private final Consumer<V> dropped;
     private final LinkedHashMap<String, SoftReference<V>> entries = new LinkedHashMap<>(16, 0.75f, true);
     private final Map<String, Long> sizes = new LinkedHashMap<>();
     private long bytes;
 
     /** At most {@code budgetBytes} of values; 0 keeps nothing. */
     public SoftLru(long budgetBytes) {
+        this(budgetBytes, null);
+    }
+
+    /**
+     * As {@link #SoftLru(long)}; {@code dropped} (if not null) is given each value the cache lets go of
+     * while the collector has not cleared it (dropped for room, or replaced), under this cache's lock.
+     */
+    public SoftLru(long budgetBytes, Consumer<V> dropped) {
         this.budgetBytes = Math.max(0, budgetBytes);
+        this.dropped = dropped;
     }
 
     public long budgetBytes() {
@@ -47,9 +60,14 @@ public final class SoftLru<V> {
     public synchronized void makeRoom(long size) {
         Iterator<Map.Entry<String, SoftReference<V>>> oldest = entries.entrySet().iterator();
         while (bytes + size > budgetBytes && oldest.hasNext()) {
-            String k = oldest.next().getKey();
+            Map.Entry<String, SoftReference<V>> entry = oldest.next();
+            String k = entry.getKey();
+            V value = entry.getValue().get();
             oldest.remove();
             bytes -= sizes.remove(k);
+            if (value != null && dropped != null) {
+                dropped.accept(value);
+            }
         }
     }
 
@@ -69,16 +87,20 @@ public final class SoftLru<V> {
 
     /** Drops every value. */
     public synchronized void clear() {
-        entries.clear();
-        sizes.clear();
-        bytes = 0;
+        for (String key : new ArrayList<>(entries.keySet())) {
+            forget(key);
+        }
     }
 
     private void forget(String key) {
-        entries.remove(key);
+        SoftReference<V> ref = entries.remove(key);
         Long size = sizes.remove(key);
         if (size != null) {
             bytes -= size;
+        }
+        V value = ref == null ? null : ref.get();
+        if (value != null && dropped != null) {
+            dropped.accept(value);
         }
     }
 }

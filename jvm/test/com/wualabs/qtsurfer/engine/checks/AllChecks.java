@@ -13,6 +13,7 @@ public final class AllChecks {
         GroupChecks.run();
         ApiChecks.run();
         ExampleChecks.run();
+        CacheChecks.run();
         for (String f : Check.failures()) {
             System.out.println("FAIL " + f);
         }
