@@ -36,7 +36,7 @@ public final class SeriesCache {
 
     private final SoftLru<double[]> series;
     private final Map<double[], Integer> holds = new IdentityHashMap<>();
-    private final Set<double[]> dropped = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Set<double[]> droppedWhileHeld = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<double[]> abandoned = Collections.newSetFromMap(new IdentityHashMap<>());
     private final ArrayDeque<SoftReference<double[]>> spares = new ArrayDeque<>();
     private long hits;
@@ -112,7 +112,7 @@ public final class SeriesCache {
      * stopped: whatever still runs must not read a series that another one is computed into.
      */
     public synchronized void release(double[] values) {
-        if (unhold(values) && dropped.remove(values) && !abandoned.remove(values)) {
+        if (unhold(values) && droppedWhileHeld.remove(values) && !abandoned.remove(values)) {
             spare(values);
         }
     }
@@ -122,7 +122,7 @@ public final class SeriesCache {
      * is then never a spare: let go of now if the cache has dropped it, else when it does.
      */
     public synchronized void abandon(double[] values) {
-        if (unhold(values) && dropped.remove(values)) {
+        if (unhold(values) && droppedWhileHeld.remove(values)) {
             abandoned.remove(values);
         } else {
             abandoned.add(values);
@@ -147,7 +147,7 @@ public final class SeriesCache {
     /** The cache let go of {@code values} (under this cache's lock: every caller of the LRU holds it). */
     private synchronized void dropped(double[] values) {
         if (holds.containsKey(values)) {
-            dropped.add(values);
+            droppedWhileHeld.add(values);
         } else if (!abandoned.remove(values)) {
             spare(values);
         }

@@ -44,7 +44,7 @@ public final class GroupDriver {
         g.frame.kline(open, high, low, close, volume);
         g.windows.beforeEvent(openTs);
         g.stepAll();
-        g.windows.afterBar(closeTs == Long.MAX_VALUE ? closeTs : closeTs + 1);
+        g.windows.afterBar(WindowSet.barEnd(closeTs));
     }
 
     /**
@@ -65,7 +65,7 @@ public final class GroupDriver {
             f.klineDetail(open[i], high[i], low[i], close[i], volume[i]);
         }
         g.stepAll();
-        g.windows.afterBar(closeTs == Long.MAX_VALUE ? closeTs : closeTs + 1);
+        g.windows.afterBar(WindowSet.barEnd(closeTs));
     }
 
     /**

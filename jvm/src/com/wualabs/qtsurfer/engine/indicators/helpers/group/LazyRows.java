@@ -221,14 +221,14 @@ final class LazyRows {
                             }
                             g.stepAll();
                             if (bars) {
-                                ws.afterBar(time == Long.MAX_VALUE ? time : time + 1);
+                                ws.afterBar(WindowSet.barEnd(time));
                             }
                             return i + 1;
                         }
                         arm = true;
                     }
                     if (arm) { // Window.arm
-                        start = Math.floorDiv(t, period) * period;
+                        start = Window.startOf(t, period);
                         stop = start + period;
                         armed = true;
                     }
@@ -239,7 +239,7 @@ final class LazyRows {
                     continue;
                 }
                 // WindowSet.afterBar
-                long tEnd = time == Long.MAX_VALUE ? time : time + 1;
+                long tEnd = WindowSet.barEnd(time);
                 if (tEnd >= nextDue) {
                     if (armed && tEnd >= stop) {
                         row(s, instrument, f, rows, i, e, e + 1, time); // the row stepped

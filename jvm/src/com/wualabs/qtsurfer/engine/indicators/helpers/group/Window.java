@@ -25,8 +25,13 @@ final class Window {
     }
 
     void arm(long t) {
-        start = Math.floorDiv(t, period) * period;
+        start = startOf(t, period);
         end = start + period;
         armed = true;
+    }
+
+    /** The start of the epoch-aligned period of length {@code period} that holds time {@code t}. */
+    static long startOf(long t, long period) {
+        return Math.floorDiv(t, period) * period;
     }
 }

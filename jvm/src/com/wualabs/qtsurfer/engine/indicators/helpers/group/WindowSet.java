@@ -58,6 +58,11 @@ final class WindowSet {
         nextDue = count != n ? Long.MIN_VALUE : next;
     }
 
+    /** Where a bar closing at {@code closeTs} ends (exclusive): the millisecond after, at most {@code Long.MAX_VALUE}. */
+    static long barEnd(long closeTs) {
+        return closeTs == Long.MAX_VALUE ? closeTs : closeTs + 1;
+    }
+
     /** After a bar whose data reaches {@code tEnd} (exclusive) was applied: fires the windows it completed. */
     void afterBar(long tEnd) {
         if (tEnd < nextDue) {
