@@ -591,6 +591,27 @@ def gapped_kline_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Pa
     return write_columns(tmp_path_factory.mktemp("gapped"), DataType.KLINE, bars(6_000, gaps=True))
 
 
+def _assert_same_leaving_at_own_windows(
+    stepping: EngineHost,
+    replaying: EngineHost,
+    text: str,
+    kind: DataType,
+    files: dict[str, Path],
+    vectors: list[dict[str, int]],
+    all_rows: bool,
+) -> None:
+    """The stepping host's bits, and every row without a step (``all_rows``) or each vector
+    leaving its stepless rows at its own window, somewhere inside the 6,000 rows."""
+    replayed = _runs(replaying, text, kind, files, vectors)
+    _assert_same(_runs(stepping, text, kind, files, vectors), replayed)
+    stepless = [r.stepless_events for r in replayed]
+    if all_rows:
+        assert stepless == [6_000] * len(vectors)
+    else:
+        assert all(0 < n < 6_000 for n in stepless), stepless
+        assert len(set(stepless)) == len(vectors)  # each vector left at its own window
+
+
 @pytest.mark.parametrize(
     ("text", "vectors", "all_rows"),
     [
@@ -619,15 +640,9 @@ def test_windows_closed_by_a_later_bar_give_the_same_bits(
     """Over gapped bars, with a window closed after a bar or before the next one, and the group
     leaving its stepless rows from either (eight neighbouring windows): the signals, info and
     window starts of a host that steps every indicator."""
-    stepped = _runs(stepping, text, DataType.KLINE, gapped_kline_files, vectors)
-    replayed = _runs(replaying, text, DataType.KLINE, gapped_kline_files, vectors)
-    _assert_same(stepped, replayed)
-    stepless = [r.stepless_events for r in replayed]
-    if all_rows:
-        assert stepless == [6_000] * len(vectors)
-    else:
-        assert all(0 < n < 6_000 for n in stepless), stepless
-        assert len(set(stepless)) == len(vectors)  # each vector left at its own window
+    _assert_same_leaving_at_own_windows(
+        stepping, replaying, text, DataType.KLINE, gapped_kline_files, vectors, all_rows
+    )
 
 
 # LATE_WINDOWS over ticks (a missing last price now and then): a ticker's window closes only
@@ -666,15 +681,9 @@ def test_ticker_windows_give_the_same_bits(
     vectors: list[dict[str, int]],
     all_rows: bool,
 ) -> None:
-    stepped = _runs(stepping, text, DataType.TICKER, tick_files, vectors)
-    replayed = _runs(replaying, text, DataType.TICKER, tick_files, vectors)
-    _assert_same(stepped, replayed)
-    stepless = [r.stepless_events for r in replayed]
-    if all_rows:
-        assert stepless == [6_000] * len(vectors)
-    else:
-        assert all(0 < n < 6_000 for n in stepless), stepless
-        assert len(set(stepless)) == len(vectors)
+    _assert_same_leaving_at_own_windows(
+        stepping, replaying, text, DataType.TICKER, tick_files, vectors, all_rows
+    )
 
 
 # A listener that throws at its 700th window, while no node steps: the run fails with the rows
