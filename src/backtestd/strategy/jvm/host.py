@@ -34,7 +34,6 @@ from typing import Any
 
 from backtestd.domain.backtests import ParamValue
 from backtestd.strategy.jvm.jar import locate_engine_jar
-from backtestd.strategy.jvm.jit_flags import JIT_FLAGS
 from backtestd.strategy.jvm.process import Closed, HostProcess
 from backtestd.strategy.jvm.protocol import PROTOCOL_VERSION, Header, Message, encode
 from backtestd.strategy.jvm.results import (
@@ -181,8 +180,6 @@ class HostConfig:
             "-Xlog:disable",
             "-Xlog:all=warning:stderr",
             *(class_data_archive(jar) if self.class_archive else ()),
-            # The row loop's call of a window listener always inlined (jit_flags.py).
-            *JIT_FLAGS,
             *self.extra_jvm_args,
             "-cp",
             str(jar),
