@@ -31,7 +31,7 @@ from tests.support.live import SIM_KLINE, LiveUser, live_hosts, worker_of_new_li
 from tests.support.server import LiveServer, harness_environment
 
 ROOT = Path(__file__).resolve().parents[2]
-RATE = 30
+RATE = 60
 AHEAD_S = 900
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 PAPER = {"initialFunding": 1000, "feeRate": 0.001, "output": "mix"}
