@@ -416,9 +416,14 @@ def test_a_vector_that_swallows_a_stack_overflow_ends_its_batch_and_the_rest_get
         vectors = [{"threshold": t} for t in THRESHOLDS]
         first = engine.pid
 
-        early = engine.run_batch(request, vectors)
+        # Checked after every vector: the answer stops at the one that did it.
+        early = engine.run_batch(request, vectors, check_each=True)
         assert len(early) == THRESHOLDS.index(0.0042) + 1  # stopped after the damaging vector
         assert engine.pid is None  # the host exited after answering
+        # Checked once, after the batch: which vector did it is unknown, so none is answered.
+        assert engine.run_batch(request, vectors) == []
+        assert engine.pid is None
+        # run_many sends that batch again, checked after every vector, then the rest.
         outcomes = engine.run_many(request, vectors)
 
         assert engine.pid not in (None, first)

@@ -25,12 +25,14 @@ from tests.support.tenants import (
     ticker_columns,
 )
 
+from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.strategy.jvm import (
     CompileResult,
     EngineHost,
     HostConfig,
     RunFailure,
     RunFailureKind,
+    RunRequest,
     RunResult,
     locate_engine_jar,
 )
@@ -328,6 +330,58 @@ def test_a_jdk_class_killed_on_a_full_stack_is_gone_with_the_attackers_jvm(
     assert time.monotonic() - started < 10
     same_signals(result, currency_reference)
     assert host.retries == 0  # no victim run ever met the poisoned class
+
+
+_CURRENCY_CHECK = (
+    '            try { java.util.Currency.getInstance("USD"); log.info("intact"); }\n'
+    '            catch (NoClassDefFoundError e) { log.info("poisoned: " + e.getMessage()); }'
+)
+_ROLE = (
+    '    @com.wualabs.qtsurfer.engine.strategy.StrategyProperty(name = "role", '
+    'description = "1 poisons", defaultValue = "0")\n'
+    "    private int role = 0;\n"
+)
+
+
+def test_a_vector_that_poisons_a_jdk_class_leaves_the_next_vector_of_its_batch_a_fresh_jvm(
+    host: EngineHost, column_files: dict[str, Path]
+) -> None:
+    """Attacker and victims in one batch, as one user's sweep sends them: the first vector
+    poisons java.util.Currency on a full stack and swallows the error; the vectors after it,
+    which need Currency, run as on a fresh JVM. The host reads the JVM's error counts once
+    after a batch: they grew, so it answered none of them (those after the attacker had met
+    the poisoned class) and run_many sent them again, checked one by one, which stops after
+    the attacker; the rest ran on the next JVM."""
+    body = (
+        "        if (counter++ == 0) {\n"
+        "            if (role == 1) {\n"
+        "                try { dive(0); } catch (Throwable t) { }\n"
+        "            }\n"
+        f"{_CURRENCY_CHECK}\n"
+        "        }"
+    )
+    compiled = host.compile(_attack("Sweeper", body, DIVE + _ROLE))
+    assert compiled.ok, [d.render() for d in compiled.diagnostics]
+    assert compiled.main_class is not None
+    request = RunRequest(
+        class_files=compiled.class_files,
+        main_class=compiled.main_class,
+        kind=DataType.TICKER,
+        columns=column_files,
+        instrument=Instrument("BTC", "USDT"),
+    )
+    pid = host.pid
+
+    outcomes = host.run_many(request, [{"role": 1}, {"role": 0}, {"role": 0}])
+
+    assert [o.notices for o in outcomes if isinstance(o, RunResult)] == [
+        ("[INFO] poisoned: Could not initialize class java.util.Currency",),
+        ("[INFO] intact",),
+        ("[INFO] intact",),
+    ]
+    assert host.pid is not None
+    assert host.pid != pid
+    assert host.retries == 0
 
 
 def test_a_swallowed_out_of_memory_error_restarts_the_host(

@@ -38,23 +38,43 @@ def _result(tag: int) -> RunResult:
 
 class ScriptedHost(EngineHost):
     """Vector ``{"v": n}`` succeeds with signal ts ``n`` unless ``n`` is in ``bad``; a batch
-    holding a bad vector fails as a whole with ``batch_failure``, naming it when ``named``."""
+    holding a bad vector fails as a whole with ``batch_failure``, naming it when ``named``. A
+    vector in ``damaging`` succeeds but damages the JVM, as the engine host answers it: a
+    batch of more than one vector checked once answers nothing, one checked after every
+    vector stops after it."""
 
-    def __init__(self, bad: set[int], kind: RunFailureKind, named: bool) -> None:
+    def __init__(
+        self,
+        bad: set[int],
+        kind: RunFailureKind,
+        named: bool,
+        damaging: frozenset[int] = frozenset(),
+    ) -> None:
         super().__init__()
-        self.bad, self.kind, self.named = bad, kind, named
+        self.bad, self.kind, self.named, self.damaging = bad, kind, named, damaging
         self.batches: list[list[int]] = []
+        self.checked_each: list[bool] = []
         self.alone: list[int] = []
 
     def run_batch(
-        self, request: RunRequest, vectors: Sequence[Params], should_stop: StopCheck | None = None
+        self,
+        request: RunRequest,
+        vectors: Sequence[Params],
+        should_stop: StopCheck | None = None,
+        check_each: bool = False,
     ) -> list[Outcome]:
         values = [int(p["v"]) for p in vectors]
         self.batches.append(values)
+        self.checked_each.append(check_each)
         for i, v in enumerate(values):
             if v in self.bad:
                 details = {"vector": i} if self.named else {}
                 raise RunFailure(self.kind, f"vector {v} failed", details=details)
+        for i, v in enumerate(values):
+            if v in self.damaging:
+                if check_each:
+                    return [_result(w) for w in values[: i + 1]]
+                return [] if len(values) > 1 else [_result(v)]
         return [_result(v) for v in values]
 
     def run(self, request: RunRequest, should_stop: StopCheck | None = None) -> RunResult:
@@ -107,6 +127,16 @@ def test_a_named_failure_that_may_be_host_damage_runs_each_vector_alone() -> Non
 
     assert _tags(outcomes) == [0, "failed: vector 1 failed alone", 2]
     assert host.alone == [0, 1, 2]
+
+
+def test_a_batch_that_may_have_damaged_the_jvm_is_sent_again_checked_after_every_vector() -> None:
+    host = ScriptedHost(set(), RunFailureKind.USER_EXCEPTION, named=True, damaging=frozenset({2}))
+
+    outcomes = host.run_many(REQUEST, [{"v": v} for v in range(5)])
+
+    assert _tags(outcomes) == [0, 1, 2, 3, 4]
+    assert host.batches == [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [3, 4]]
+    assert host.checked_each == [False, True, False]
 
 
 def test_a_cancelled_batch_raises() -> None:

@@ -325,6 +325,7 @@ class EngineHost:
         request: RunRequest,
         vectors: Sequence[Params],
         should_stop: StopCheck | None = None,
+        check_each: bool = False,
     ) -> list[Outcome]:
         """Run ``request`` once per params map of ``vectors`` in one request to the host.
 
@@ -335,7 +336,13 @@ class EngineHost:
         of memory, a crash, a tripwire) or a cancel raises ``RunFailure`` for the whole batch;
         its ``details["vector"]`` names the culprit when the host knew it. Once the batch's
         output passes the host's budget (32 MiB) the answer covers only the first vectors.
-        :meth:`run_many` turns all of that into one outcome per vector.
+
+        The JVM's error counts (a swallowed ``StackOverflowError`` that may have left a class
+        failed for good) are read once after the batch; when they grew after more than one
+        vector ran, the answer holds no outcome at all (any vector after the unknown culprit
+        may have run on a damaged JVM) and the host restarts. With ``check_each`` they are
+        read after every vector instead (about 2 ms each), and the answer stops at the vector
+        that did it. :meth:`run_many` turns all of that into one outcome per vector.
         """
         if not 0 < len(vectors) <= MAX_BATCH:
             raise ValueError(f"a batch holds 1 to {MAX_BATCH} vectors, got {len(vectors)}")
@@ -345,12 +352,16 @@ class EngineHost:
         del header["params"]
         header["op"] = "run_batch"
         header["vectors"] = [{k: param_text(v) for k, v in p.items()} for p in vectors]
+        if check_each:
+            header["check_each"] = True
         answer = self._request(
             header,
             len(vectors) * wall + self.config.answer_margin_s,
             "run",
             should_stop=should_stop,
         )
+        if answer.header.get("recheck"):
+            return []
         return batch_outcomes(answer.header, answer.payloads, len(vectors))
 
     def run_many(
@@ -365,15 +376,17 @@ class EngineHost:
         others run again in a new batch; without a name (a crash, a tripwire, an older host),
         or for a failure that may come from the JVM's state (``may_be_host_damage``), each
         vector runs alone (``run``, with its retry on a fresh JVM), so a failure only ever
-        lands on the vector that caused it.
+        lands on the vector that caused it. A batch after which the JVM may be damaged, with
+        no outcome (:meth:`run_batch`), is sent again to the fresh JVM with ``check_each``.
         Only a cancel (``RunFailureKind.CANCELLED``) and ``EngineHostError`` are raised.
         """
         outcomes: list[Outcome | None] = [None] * len(vectors)
         pending = list(range(len(vectors)))
+        check_each = False
         while pending:
             chunk = pending[:MAX_BATCH]
             try:
-                got = self.run_batch(request, [vectors[i] for i in chunk], should_stop)
+                got = self.run_batch(request, [vectors[i] for i in chunk], should_stop, check_each)
             except RunFailure as failure:
                 if failure.kind is RunFailureKind.CANCELLED:
                     raise
@@ -390,6 +403,7 @@ class EngineHost:
                     outcomes[i] = self._run_alone(request, vectors[i], should_stop)
                     pending.remove(i)
                 continue
+            check_each = not got  # none: the JVM may be damaged, the culprit unknown
             for i, outcome in zip(chunk, got, strict=False):  # fewer: output budget reached
                 outcomes[i] = outcome
             del pending[: len(got)]

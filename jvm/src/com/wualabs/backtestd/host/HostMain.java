@@ -242,7 +242,7 @@ public final class HostMain {
                     RunService.Answer a = runner.runBatch(request,
                             limits(request, DEFAULT_CPU_MS), () -> damage("strategy run"));
                     runs += ((List<?>) a.header().get("results")).size();
-                    answerThenRestartIfDamaged(id, "strategy run",
+                    answerBatchThenRestartIfDamaged(id, RunService.checksEachVector(request),
                             checked(wire, "strategy run", a.header()), a.payloads());
                 }
                 case "live_open" -> {
@@ -326,7 +326,32 @@ public final class HostMain {
      */
     private void answerThenRestartIfDamaged(Object id, String what, Map<String, Object> body,
             List<byte[]> payloads) throws IOException {
-        String damage = damage(what);
+        answerThenRestart(id, damage(what), body, payloads);
+    }
+
+    /**
+     * {@link #answerThenRestartIfDamaged} for a {@code run_batch}. When its vectors were not
+     * checked one by one and more than one ran, a damage found after it may come from any of
+     * them and may have reached every vector after that one: none of their results is answered.
+     * The answer holds no result and carries {@code recheck} (and {@code restart}): the client
+     * sends the same vectors again to the next JVM with {@code check_each}, which stops at the
+     * vector that did it. A batch of one vector is answered as a {@code run} is.
+     */
+    private void answerBatchThenRestartIfDamaged(Object id, boolean checkedEach,
+            Map<String, Object> body, List<byte[]> payloads) throws IOException {
+        String damage = damage("strategy run");
+        if (damage != null && !checkedEach && ((List<?>) body.get("results")).size() > 1) {
+            body.put("results", List.of());
+            body.put("recheck", true);
+            payloads = List.of();
+        }
+        answerThenRestart(id, damage, body, payloads);
+    }
+
+    /** Sends a successful answer; with {@code damage}, or a batch's own {@code restart}, the
+     *  answer carries it and the host exits after sending it. */
+    private void answerThenRestart(Object id, String damage, Map<String, Object> body,
+            List<byte[]> payloads) throws IOException {
         if (damage == null && body.get("restart") instanceof String found) {
             damage = found; // a batch stopped at the vector that did it
         }
