@@ -120,19 +120,22 @@ def ticker_columns(directory: Path, n: int = 3_000) -> dict[str, Path]:
     return write_columns(directory, DataType.TICKER, columns)
 
 
-def run_compiled(host: EngineHost, compiled: CompileResult, files: dict[str, Path]) -> RunResult:
-    """Runs a compiled strategy over ``files`` (BTC/USDT tickers)."""
+def ticker_request(compiled: CompileResult, files: dict[str, Path]) -> RunRequest:
+    """A run of a compiled strategy over ``files`` (BTC/USDT tickers)."""
     assert compiled.ok, [d.render() for d in compiled.diagnostics]
     assert compiled.main_class is not None
-    return host.run(
-        RunRequest(
-            class_files=compiled.class_files,
-            main_class=compiled.main_class,
-            kind=DataType.TICKER,
-            columns=files,
-            instrument=Instrument("BTC", "USDT"),
-        )
+    return RunRequest(
+        class_files=compiled.class_files,
+        main_class=compiled.main_class,
+        kind=DataType.TICKER,
+        columns=files,
+        instrument=Instrument("BTC", "USDT"),
     )
+
+
+def run_compiled(host: EngineHost, compiled: CompileResult, files: dict[str, Path]) -> RunResult:
+    """Runs a compiled strategy over ``files`` (BTC/USDT tickers)."""
+    return host.run(ticker_request(compiled, files))
 
 
 def same_signals(result: RunResult, reference: RunResult) -> None:

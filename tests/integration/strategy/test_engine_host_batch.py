@@ -6,14 +6,17 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from tests.integration.strategy.test_engine_host_run import MOMENTUM, _expected, _ticks
 from tests.support.services import requires_java
+from tests.support.tenants import ticker_request
 
-from backtestd.domain.marketdata import DataType, Instrument
+from backtestd.domain.marketdata import DataType
 from backtestd.strategy.jvm import (
     CompileResult,
     EngineHost,
@@ -70,16 +73,8 @@ def _compiled(host: EngineHost, source: str) -> CompileResult:
     return result
 
 
-def _request(compiled: CompileResult, files: dict[str, Path], **kw: object) -> RunRequest:
-    assert compiled.main_class is not None
-    return RunRequest(
-        class_files=compiled.class_files,
-        main_class=compiled.main_class,
-        kind=DataType.TICKER,
-        columns=files,
-        instrument=Instrument("BTC", "USDT"),
-        **kw,
-    )
+def _request(compiled: CompileResult, files: dict[str, Path], **kw: Any) -> RunRequest:
+    return replace(ticker_request(compiled, files), **kw)
 
 
 def _same_run(a: RunResult, b: RunResult) -> None:

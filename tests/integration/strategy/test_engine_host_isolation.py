@@ -23,16 +23,15 @@ from tests.support.tenants import (
     run_compiled,
     same_signals,
     ticker_columns,
+    ticker_request,
 )
 
-from backtestd.domain.marketdata import DataType, Instrument
 from backtestd.strategy.jvm import (
     CompileResult,
     EngineHost,
     HostConfig,
     RunFailure,
     RunFailureKind,
-    RunRequest,
     RunResult,
     locate_engine_jar,
 )
@@ -360,16 +359,7 @@ def test_a_vector_that_poisons_a_jdk_class_leaves_the_next_vector_of_its_batch_a
         f"{_CURRENCY_CHECK}\n"
         "        }"
     )
-    compiled = host.compile(_attack("Sweeper", body, DIVE + _ROLE))
-    assert compiled.ok, [d.render() for d in compiled.diagnostics]
-    assert compiled.main_class is not None
-    request = RunRequest(
-        class_files=compiled.class_files,
-        main_class=compiled.main_class,
-        kind=DataType.TICKER,
-        columns=column_files,
-        instrument=Instrument("BTC", "USDT"),
-    )
+    request = ticker_request(host.compile(_attack("Sweeper", body, DIVE + _ROLE)), column_files)
     pid = host.pid
 
     outcomes = host.run_many(request, [{"role": 1}, {"role": 0}, {"role": 0}])
