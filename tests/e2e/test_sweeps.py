@@ -467,7 +467,9 @@ def test_cancel_stops_the_sweep_and_keeps_finished_rows(
         type_="ticker",
         request_id=prepared,
         strategy_id=strategy,
-        params={"fast": {"from": 2, "to": 80, "step": 1}, "slow": {"values": [90]}},
+        # 316 vectors: enough that the sweep is still running when the cancel lands (79 of
+        # them once finished first on a fast machine).
+        params={"fast": {"from": 2, "to": 80, "step": 1}, "slow": {"values": [90, 100, 110, 120]}},
     )
     cancel = carol.cancel_sweep(
         exchange_id="sim", type_="ticker", request_id=prepared, sweep_id=accepted.sweep_id
@@ -476,7 +478,7 @@ def test_cancel_stops_the_sweep_and_keeps_finished_rows(
     result = wait_sweep(carol, prepared, accepted.sweep_id, order="natural")
     assert result["status"] == "CANCELLED"
     assert result["state"]["status"] == "Aborted"
-    assert result["progress"]["done"] < 79
+    assert result["progress"]["done"] < 316
     intruder = auth(live_server.create_key("sweep-mallory"), base_url=live_server.base_url)
     with pytest.raises(QTSError) as caught:
         intruder.get_sweep_result(
