@@ -239,10 +239,11 @@ public final class HostMain {
                             checked(wire, "strategy run", a.header()), a.payloads());
                 }
                 case "run_batch" -> {
-                    RunService.Answer a = runner.runBatch(request,
-                            limits(request, DEFAULT_CPU_MS), () -> damage("strategy run"));
+                    boolean each = RunService.checksEachVector(request);
+                    RunService.Answer a = runner.runBatch(request, limits(request, DEFAULT_CPU_MS),
+                            each ? () -> damage("strategy run") : () -> null);
                     runs += ((List<?>) a.header().get("results")).size();
-                    answerBatchThenRestartIfDamaged(id, RunService.checksEachVector(request),
+                    answerBatchThenRestartIfDamaged(id, each,
                             checked(wire, "strategy run", a.header()), a.payloads());
                 }
                 case "live_open" -> {

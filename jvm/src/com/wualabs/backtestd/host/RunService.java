@@ -113,12 +113,12 @@ final class RunService {
      * naming the vector in {@code vector}. The answer's {@code results} hold one entry per
      * vector run, {@code status} ok (the fields of a run answer) or error ({@code error}); each
      * ok entry owns the next three payloads. Once the output passes {@link #BATCH_OUTPUT_BUDGET},
-     * or, when the request asks for {@code check_each}, once a vector made the JVM throw an error
-     * that may have damaged it ({@code damage}, then checked after every vector; the answer then
-     * carries {@code restart}), the answer holds only the vectors run so far (at least one).
-     * Without {@code check_each} the JVM's error counts are read once, after the batch
-     * ({@code HostMain}): reading them costs about 2 ms, a fifth of a sweep's time when done after
-     * every vector.
+     * or once a vector made the JVM throw an error that may have damaged it ({@code damage},
+     * asked after every vector; the answer then carries {@code restart}), the answer holds only
+     * the vectors run so far (at least one). {@code HostMain} passes a {@code damage} that reads
+     * the JVM's error counts only when the request asks for {@code check_each}, and otherwise
+     * reads them once, after the batch: a read costs about 2 ms, a fifth of a sweep's time when
+     * done after every vector.
      */
     Answer runBatch(Map<String, Object> req, Guard.Limits limits,
             java.util.function.Supplier<String> damage) throws HostException {
@@ -158,7 +158,7 @@ final class RunService {
                 // A vector that made the JVM throw (and swallow) a StackOverflowError or an
                 // OutOfMemoryError may have damaged it for the next one: stop here, answer what
                 // ran, and let the host restart (HostMain.answerThenRestartIfDamaged).
-                restart[0] = checksEachVector(req) ? damage.get() : null;
+                restart[0] = damage.get();
                 if (restart[0] != null) {
                     break;
                 }
