@@ -3,7 +3,7 @@
 A backtest's kernel (``engine/kernel.py``) sees every signal and mark of its range at once; a
 live run sees one update at a time, so this is the same simulation made incremental. The
 arithmetic is the backtest's own (``engine/fills.py``: the same fee of each fill, the same
-fee leg, the same float operations in the same order as ``kernel._enter``/``kernel._close``),
+fee leg, the same float operations in the same order as ``run_kernel``'s ``_enter``/``_close``),
 so one instrument in one account gives the kernel's trades bit for bit
 (``tests/unit/engine/test_paper.py`` holds the two together). What a live run adds (§6):
 
