@@ -21,6 +21,7 @@ from backtestd.jobs.handlers.execute import run_execute
 from backtestd.jobs.handlers.prepare import run_prepare
 from backtestd.jobs.handlers.sweep import finish_sweep_if_done, run_sweep_shard
 from backtestd.jobs.progress import JobCancelled, JobFailed, JobProgress, JobYielded
+from backtestd.jobs.worker_memory import keep_freed_memory
 from backtestd.storage.db.repositories.jobs import JobRepository
 
 log = logging.getLogger(__name__)
@@ -55,10 +56,11 @@ def run_job(settings_json: str, job_id: str) -> JobOutcome:
 def warm_worker(settings_json: str) -> None:
     """Make a fresh worker process ready for its first trial: build its context, start its
     engine host and load the compiled portfolio and metrics kernels and the ingest's CSV
-    number parser (about 1 s of numba cache loading per process). Called once when a worker
-    joins (``DaskExecutor``); a failure is only logged, since the first job builds whatever
-    is still missing."""
+    number parser (about 1 s of numba cache loading per process), and have it keep the memory
+    its trials free (``worker_memory``). Called once when a worker joins (``DaskExecutor``);
+    a failure is only logged, since the first job builds whatever is still missing."""
     try:
+        keep_freed_memory()
         ctx = context_for(settings_json, build_worker_context)
         warm_up_kernels()
         warm_up_csv_parser()
