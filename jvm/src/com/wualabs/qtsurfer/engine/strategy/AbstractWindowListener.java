@@ -29,8 +29,8 @@ public abstract class AbstractWindowListener {
     private boolean fired;
     private long prevMillis;
     private long currMillis;
-    private Instant prevInstant;
-    private Instant currInstant;
+    private Instant prevInstant; // the last one built: valid while it is at prevMillis
+    private Instant currInstant; // likewise at currMillis
 
     protected AbstractWindowListener(AbstractStrategy strategy, InstrumentGroupRTIndicator indicators) {
         this.strategy = Objects.requireNonNull(strategy, "strategy");
@@ -74,10 +74,12 @@ public abstract class AbstractWindowListener {
      */
     public Instant getPrevInstant() {
         checkWindow();
-        if (prevInstant == null) {
-            prevInstant = Instant.ofEpochMilli(prevMillis);
+        Instant at = prevInstant;
+        if (at == null || at.toEpochMilli() != prevMillis) {
+            at = Instant.ofEpochMilli(prevMillis);
+            prevInstant = at;
         }
-        return prevInstant;
+        return at;
     }
 
     /**
@@ -87,10 +89,12 @@ public abstract class AbstractWindowListener {
      */
     public Instant getCurrInstant() {
         checkWindow();
-        if (currInstant == null) {
-            currInstant = Instant.ofEpochMilli(currMillis);
+        Instant at = currInstant;
+        if (at == null || at.toEpochMilli() != currMillis) {
+            at = Instant.ofEpochMilli(currMillis);
+            currInstant = at;
         }
-        return currInstant;
+        return at;
     }
 
     public String getEngineVersion() {
@@ -123,11 +127,7 @@ public abstract class AbstractWindowListener {
     /** Engine-internal: records the window bounds and calls {@link #onChange}. */
     public final void dispatchWindowClose(StateStore store, long openMillis, long closeMillis, double prev, double actual) {
         fired = true;
-        if (prevInstant != null || currInstant != null) { // built only when asked for
-            prevInstant = null;
-            currInstant = null;
-        }
-        prevMillis = openMillis;
+        prevMillis = openMillis; // the instants are built when asked for, and again once these moved
         currMillis = closeMillis;
         onChange(store, prev, actual);
     }

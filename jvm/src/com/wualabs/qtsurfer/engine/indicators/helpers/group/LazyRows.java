@@ -292,10 +292,17 @@ final class LazyRows {
         ws.nextDue = nextDue;
     }
 
-    /** {@code WindowSet.fire}, with the window's state written back first (the listener may reach it). */
+    /**
+     * {@code WindowSet.fire}, with the window's state written back first (the listener may reach it). Its
+     * three lines are written out here rather than called: one call level less on a row that fires, 3-5 %
+     * of the strategy thread on the sweep grid (C2 often left {@code WindowSet.fire}, with the listener
+     * inlined into it, out of line).
+     */
     private static void fire(InstrumentGroupRTIndicator g, Window w, long start, long stop, long nextDue,
                              double actual) {
         keep(w, g.windows, true, start, stop, nextDue);
-        g.windows.fire(w, actual);
+        double prev = w.lastClose;
+        w.lastClose = actual;
+        w.listener.dispatchWindowClose(g.store(), start, stop, prev, actual);
     }
 }

@@ -91,8 +91,11 @@ final class WindowSet {
         fire(w, w.watched.now());
     }
 
-    /** Closes {@code w}'s period with the watched value {@code actual}: its listener's {@code onChange}. */
-    void fire(Window w, double actual) {
+    /**
+     * Closes {@code w}'s period with the watched value {@code actual}: its listener's {@code onChange}
+     * ({@code LazyRows.fire} writes the same three lines out).
+     */
+    private void fire(Window w, double actual) {
         double prev = w.lastClose;
         w.lastClose = actual;
         w.listener.dispatchWindowClose(group.store(), w.start, w.end, prev, actual);
