@@ -10,6 +10,7 @@ ENGINE_VERSION="${ENGINE_VERSION:-1.0.0}"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 src="$here/src"
+prime="$here/prime"
 build="$here/build"
 classes="$build/classes"
 jar_path="$build/backtestd-engine.jar"
@@ -32,8 +33,11 @@ fi
 sources="$(cd "$src" && find . -name '*.java' -type f | LC_ALL=C sort)"
 [ -n "$sources" ] || die "no .java files under $src"
 count="$(printf '%s\n' "$sources" | wc -l | tr -d ' ')"
+prime_sources="$(cd "$prime" && find . -name '*.java' -type f | LC_ALL=C sort)"
 wanted="version=$ENGINE_VERSION
-$sources"
+$sources
+prime:
+$prime_sources"
 
 # The class-data archive every engine host maps (docs/engine-host.md, "Class-data archive"):
 # written by one run of ArchiveTraining against this very jar (the JVM checks the jar's path,
@@ -59,7 +63,7 @@ make_archive() {
 }
 
 if [ -f "$jar_path" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] \
-   && [ -z "$(find "$src" -newer "$jar_path" -print -quit)" ] \
+   && [ -z "$(find "$src" "$prime" -newer "$jar_path" -print -quit)" ] \
    && [ ! "$here/build.sh" -nt "$jar_path" ]; then
   echo "backtestd-engine.jar: up to date ($count sources, engine $ENGINE_VERSION)"
   make_archive
@@ -77,6 +81,20 @@ if ! javac --release 17 -g -encoding UTF-8 -nowarn -Xlint:none -d "$tmp/classes"
   cat "$tmp/javac.log" >&2
   die "compilation failed"
 fi
+
+# The host's priming strategies (jvm/prime, HostMain's Prime): compiled as javac compiles a user's
+# source, against the engine just built, and packed as resources (.class.bin, listed in classes.txt)
+# that no class loader finds by name: the host hands their bytes to its sandbox as a user's.
+mkdir -p "$tmp/prime" "$tmp/classes/com/wualabs/backtestd/host/prime"
+if ! javac --release 17 -g -proc:none -implicit:none -encoding UTF-8 -nowarn -Xlint:none \
+      -cp "$tmp/classes" -d "$tmp/prime" "$prime"/*.java > "$tmp/javac-prime.log" 2>&1; then
+  cat "$tmp/javac-prime.log" >&2
+  die "compilation of the priming strategies failed"
+fi
+(cd "$tmp/prime" && for f in *.class; do
+  cp "$f" "$tmp/classes/com/wualabs/backtestd/host/prime/$f.bin"
+  printf '%s\n' "$f"
+done) > "$tmp/classes/com/wualabs/backtestd/host/prime/classes.txt"
 
 res="$tmp/classes/com/wualabs/qtsurfer/engine"
 mkdir -p "$res"

@@ -134,6 +134,12 @@ class HostConfig:
     """Map ``jvm/build.sh``'s class-data archive (:func:`class_data_archive`). Off: a host that
     mapped it started 0.1 s sooner but ran a sweep's vectors 3-15 times slower (2026-11-29,
     docs/engine-host.md), a cause not yet found; kept for the tests and benchmarks that study it."""
+    prime: bool = True
+    """Prime the host's request path before it serves (``Prime.java``): one small kline batch
+    and one ticker run of the engine's own strategies over 64 made-up rows, about 0.1 s at start.
+    A fresh host's first request otherwise loaded and spun about 300 classes while its caller
+    waited (a first sweep on a fresh service: 1.98 -> 1.63 s, docs/engine-host.md). Too few rows
+    for the JIT to profile anything, so later runs compile as they would without it."""
     warm_up: bool = False
     """Run the host's built-in warm-up after it starts (``WarmUp.java``): a worker's host has
     the engine's hot paths compiled before its first sweep. Off for hosts that mostly compile
@@ -184,6 +190,7 @@ class HostConfig:
             "-cp",
             str(jar),
             HOST_MAIN_CLASS,
+            *(() if self.prime else ("--no-prime",)),
             *(("--warm-up",) if self.warm_up else ()),
             *(
                 (f"--series-cache-mb={self.series_cache_mb}",)

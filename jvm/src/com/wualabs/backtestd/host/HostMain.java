@@ -54,6 +54,8 @@ public final class HostMain {
     private ErrorCounters.Snapshot seen;
     private long compiles;
     private long runs;
+    /** Milliseconds the host spent priming itself ({@link Prime}) before serving; -1 without. */
+    private long primeMs = -1;
     /** The built-in warm-up ({@code --warm-up}), or null. */
     private WarmUp warm;
     /** The warm-up has ended and its error counts are behind us: no more pausing. */
@@ -71,8 +73,10 @@ public final class HostMain {
 
     /**
      * Entry point: {@code java -cp backtestd-engine.jar com.wualabs.backtestd.host.HostMain
-     * [--warm-up] [--series-cache-mb=N] [--column-cache-mb=N]}. With {@code --warm-up} the host runs its built-in {@link WarmUp} on a
-     * background thread once it has said hello.
+     * [--no-prime] [--warm-up] [--series-cache-mb=N] [--column-cache-mb=N]}. Once it has said hello
+     * the host primes its request path ({@link Prime}) before it reads a request, unless {@code
+     * --no-prime}. With {@code --warm-up} it then runs its built-in {@link WarmUp} on a background
+     * thread.
      */
     public static void main(String[] args) {
         DataOutputStream out = new DataOutputStream(
@@ -87,6 +91,11 @@ public final class HostMain {
             host = new HostMain(out, counters, cacheBytes(args, "--series-cache-mb="),
                     cacheBytes(args, "--column-cache-mb="));
             host.hello(engineClasses);
+            if (!List.of(args).contains("--no-prime")) {
+                host.primeMs = Prime.run(new Guard.Limits(DEFAULT_CPU_MS * 1_000_000L,
+                        (2 * DEFAULT_CPU_MS + 5_000) * 1_000_000L, DEFAULT_STACK_KB * 1024L));
+                host.rebaseErrorCounts(); // what priming made the JVM count is no request's doing
+            }
             if (List.of(args).contains("--warm-up")) {
                 host.warm = WarmUp.start();
             }
@@ -443,6 +452,7 @@ public final class HostMain {
         s.put("runs", runs);
         s.put("uptime_ms", ManagementFactory.getRuntimeMXBean().getUptime());
         s.put("live_sessions", live.count());
+        s.put("prime_ms", primeMs);
         if (warm != null) {
             s.put("warm_up", warm.status());
         }
