@@ -826,3 +826,58 @@ def test_a_requests_own_dropped_series_are_not_computed_into_while_it_runs(
     assert during["misses"] >= 2 * len(vectors)
     assert during["reused"] == 0
     assert after["reused"] >= 2
+
+
+def _shifted(columns: dict[str, np.ndarray], by_ms: np.ndarray) -> dict[str, np.ndarray]:
+    out = dict(columns)
+    out["ts"] = columns["ts"] + by_ms
+    out["closeTs"] = columns["closeTs"] + by_ms
+    return out
+
+
+# The SMA crossover, whose listener also reports the bounds of every 50th window it closes.
+BOUNDS = _windowed(
+    "Bounds",
+    "AbstractKlineStrategy",
+    setup="""\
+        ind.addPrice().sma("s", a).sma("t", b).diff("d", "s", "t")
+            .window("d", WindowTime.s1, new L(this, ind));""",
+    body="""\
+            if (prev <= 0 && actual > 0) {
+                emitBuy(indicators.getValue("price"));
+            } else if (prev >= 0 && actual < 0) {
+                emitSell(indicators.getValue("price"));
+            }
+            if (n % 50 == 0) {
+                emitSignal(createInfoSignal().set("open", getPrevInstant().toEpochMilli())
+                        .set("close", getCurrInstant().toEpochMilli()));
+            }""",
+)
+
+
+@pytest.mark.parametrize(
+    "shift",
+    ["aligned", "gaps", "a-quarter-second-late", "one-bar-late"],
+)
+def test_bars_on_or_off_the_windows_grid_give_the_stepping_hosts_bits(
+    stepping: EngineHost, replaying: EngineHost, tmp_path: Path, shift: str
+) -> None:
+    """The replaying host arms a window at the row's own open time when every open is on the
+    period's grid (``AlignedStarts``), else by the division: bars on the grid, with gaps, a
+    quarter second off it (each bar then spans two windows), and one bar off it among thousands
+    give the stepping host's signals and window bounds bit for bit either way."""
+    columns = bars(3_000, gaps=shift == "gaps")
+    if shift == "a-quarter-second-late":
+        columns = _shifted(columns, np.full(3_000, 250, dtype=np.int64))
+    elif shift == "one-bar-late":
+        late = np.zeros(3_000, dtype=np.int64)
+        late[1_700:] = 500  # from one bar on, every open half a second off the grid
+        columns = _shifted(columns, late)
+    files = write_columns(tmp_path, DataType.KLINE, columns)
+    stepped = _runs(stepping, BOUNDS, DataType.KLINE, files, VECTORS)
+    replayed = _runs(replaying, BOUNDS, DataType.KLINE, files, VECTORS)
+    _assert_same(stepped, replayed)
+    assert {r.stepless_events for r in replayed} == {3_000}  # all of it on the replaying path
+    opens = [int(i["open"]) for i in stepped[0].info if "open" in i]
+    assert len(opens) == 60  # every 50th of 3,000 closes
+    assert all(o % 1_000 == 0 for o in opens)  # windows start on the period's grid

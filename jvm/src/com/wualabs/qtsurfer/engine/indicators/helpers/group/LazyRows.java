@@ -30,6 +30,9 @@ final class LazyRows {
         /** The time that assigns row {@code i} to a window (a kline's open, a ticker's time). */
         abstract long start(int i);
 
+        /** The column of those times ({@link AlignedStarts}). */
+        abstract long[] starts();
+
         /** Row {@code i}'s event time (a kline's close, a ticker's time). */
         abstract long time(int i);
 
@@ -70,6 +73,11 @@ final class LazyRows {
         @Override
         long start(int i) {
             return openTs[i];
+        }
+
+        @Override
+        long[] starts() {
+            return openTs;
         }
 
         @Override
@@ -125,6 +133,11 @@ final class LazyRows {
         }
 
         @Override
+        long[] starts() {
+            return ts;
+        }
+
+        @Override
         long time(int i) {
             return ts[i];
         }
@@ -176,6 +189,7 @@ final class LazyRows {
         double[] xs = op == null ? watched.lazySeries() : op.a.lazySeries();
         double[] ys = op == null ? null : op.b.lazySeries();
         long period = w.period;
+        boolean aligned = AlignedStarts.all(rows.starts(), period); // each row's window starts at it
         int lazyEnd = g.lazyEnd;
         boolean detail = rows.detailed(g);
         boolean bars = rows.bars();
@@ -228,7 +242,7 @@ final class LazyRows {
                         arm = true;
                     }
                     if (arm) { // Window.arm
-                        start = Window.startOf(t, period);
+                        start = aligned ? t : Window.startOf(t, period);
                         stop = start + period;
                         armed = true;
                     }
