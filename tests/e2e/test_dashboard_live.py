@@ -223,7 +223,10 @@ def test_a_run_started_from_the_form_runs_pushes_takes_a_parameter_and_stops(
         _go(tab, server, "#/live", f'#live-runs tr[data-id="{run_id}"]')
         row = tab.locator(f'#live-runs tr[data-id="{run_id}"]')
         assert row.locator(".stage").inner_text() == "LIVE"
-        assert row.locator(".state").inner_text() == "RUNNING"
+        # A running run's health: with the market clock at 120 times the wall, a quarter second
+        # of a loaded machine puts its last update 30 s of market time behind, LAGGING until it
+        # catches up (self-clearing; seen in a fresh-clone CI run on a slow machine).
+        assert row.locator(".state").inner_text() in ("RUNNING", "LAGGING")
         assert row.locator(".desired").inner_text() == "RUNNING"
         assert row.locator(".gate").inner_text() == "passed"
         public = tab.locator(f'#public-runs tr[data-id="{run_id}"]')
