@@ -92,8 +92,7 @@ public final class HostMain {
                     cacheBytes(args, "--column-cache-mb="));
             host.hello(engineClasses);
             if (!List.of(args).contains("--no-prime")) {
-                host.primeMs = Prime.run(new Guard.Limits(DEFAULT_CPU_MS * 1_000_000L,
-                        (2 * DEFAULT_CPU_MS + 5_000) * 1_000_000L, DEFAULT_STACK_KB * 1024L));
+                host.primeMs = Prime.run(limits(Map.of(), DEFAULT_CPU_MS)); // a request's defaults
                 host.rebaseErrorCounts(); // what priming made the JVM count is no request's doing
             }
             if (List.of(args).contains("--warm-up")) {
