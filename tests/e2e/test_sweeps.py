@@ -524,5 +524,14 @@ def test_unfinished_sweep_resumes_after_a_restart_without_redoing_rows(tmp_path:
         for row in before["leaderboard"]:
             # The same runtimeMs too: a row finished before the restart was not run again.
             assert {k: by_ix[row["runIx"]][k] for k in stored} == {k: row[k] for k in stored}
+        # A shard writes its best rows' curves after the rows (every 2 s and at its end), so
+        # the stop lost some; the resumed shard ran those vectors again for them: the best 10
+        # by Sharpe (ties by runIx) are the rows that carry a curve.
+        ranked = sorted(
+            (r for r in final["leaderboard"] if not r["aborted"] and r["trades"] > 0),
+            key=lambda r: (-r["sharpe"], r["runIx"]),
+        )
+        with_curve = {r["runIx"] for r in final["leaderboard"] if r.get("equityCurve")}
+        assert with_curve == {r["runIx"] for r in ranked[:10]}
     finally:
         server.stop()

@@ -122,7 +122,8 @@ class SweepMemo:
     """What this process keeps of one sweep between reads of it.
 
     A stored row never changes (it is written once, keyed by ``runIx``; only its curve can be
-    dropped, and reads do not load curves), and a stored curve never changes either. So a read
+    attached after it or dropped, and reads do not load curves), and a stored curve never
+    changes either. So a read
     decodes only the rows stored since the previous read, a served curve's pointer ``meta`` is
     computed once, and what is derived from all the rows is kept per row count: DSR while the
     sweep runs, DSR and PBO once it is finished (a trial in flight when a sweep was cancelled may

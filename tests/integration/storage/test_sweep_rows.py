@@ -272,6 +272,28 @@ def test_add_many_and_drop_curves_count_the_bytes_the_curve_column_holds(
         assert repo.curve_bytes("s") == 0
 
 
+def test_attach_curves_stores_a_curve_on_a_row_stored_without_one_and_counts_its_bytes(
+    database: Database,
+) -> None:
+    """A shard stores its rows first and its best rows' curves later; a row that holds a curve
+    already (a retried shard) keeps it and counts 0 bytes."""
+    curve = TrialCurve((0, 60_000, 120_000), (100.0, 99.5, 1e-05), 9)
+    other = TrialCurve((0,), (7.0,))
+    with database.unit_of_work() as uow:
+        repo = SweepRowRepository(uow.session)
+        repo.add_many([_row(1, curve=False), _row(2, curve=True), _row(3, curve=False)], NOW)
+        stored = repo.curve_bytes("s")
+    with database.unit_of_work() as uow:
+        repo = SweepRowRepository(uow.session)
+        added = repo.attach_curves("s", {1: curve, 2: other, 4: other})  # 4: no such row
+    with database.unit_of_work() as uow:
+        repo = SweepRowRepository(uow.session)
+        assert repo.curve_ixs("s") == {1, 2}
+        assert repo.curves("s", [1, 2]) == {1: curve, 2: _row(2, curve=True).curve}
+        assert added == repo.curve_bytes("s") - stored == repo.curve_bytes("s", [1]) > 0
+        assert repo.get("s", 1) == replace(_row(1, curve=False), curve=curve)
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
 def test_migration_0012_counts_the_curves_stored_before_it(kind: str, tmp_path: Path) -> None:
     """Sweeps holding curves when the ledger of stored curves is created get their row, so

@@ -5,24 +5,28 @@ from __future__ import annotations
 
 from functools import partial
 
+import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from backtestd.domain.sweeps import Objective, SweepMetrics, SweepRow, TrialCurve
-from backtestd.jobs.handlers.sweep import Trial, keep_best, may_keep
+from backtestd.domain.sweeps import Objective, SweepMetrics, SweepRow
+from backtestd.jobs.handlers.sweep import PendingCurve, Trial, keep_best, may_keep, shard_best
 
 
-def _trial(run_ix: int, value: float, with_curve: bool) -> Trial:
-    row = SweepRow(
+def _row(run_ix: int, value: float, trades: int = 1, aborted: bool = False) -> SweepRow:
+    return SweepRow(
         sweep_id="swp_x",
         run_ix=run_ix,
         params={},
-        metrics=SweepMetrics(value, 0.0, 0.0, 0.0, 0.0, 0.0, 1, 0.0),
-        aborted=False,
+        metrics=SweepMetrics(value, value, value, 0.0, 0.0, value, trades, 0.0),
+        aborted=aborted,
         runtime_ms=0,
-        curve=TrialCurve((0,), (value,)) if with_curve else None,
     )
-    return Trial(row, value)
+
+
+def _trial(run_ix: int, value: float, with_curve: bool) -> Trial:
+    curve = PendingCurve(np.array([0]), np.array([value]), None) if with_curve else None
+    return Trial(_row(run_ix, value), value, curve)
 
 
 def _retained(
@@ -38,9 +42,12 @@ def _retained(
             for ix in range(at, min(at + batch, len(values)))
         ]
         for trial in trials:
-            if trial.row.curve is not None:
+            if trial.curve is not None:
                 stored.add(trial.row.run_ix)
             stored -= set(keep_best(objective, kept, trial, keep))
+        # A resumed shard finds the same best from its stored rows alone.
+        rows = [_row(ix, values[ix]) for ix in range(min(at + batch, len(values)))]
+        assert shard_best(objective, rows, keep) == kept
     return stored
 
 
@@ -68,3 +75,10 @@ def test_a_full_top_set_refuses_a_worse_trial_and_admits_a_better_one() -> None:
     assert may_keep(Objective.SHARPE, kept, 2, 1.0, 1)
     assert may_keep(Objective.MAXDD, [(1.0, 2), (3.0, 4)], 2, 2.0, 9)  # smaller drawdown first
     assert not may_keep(Objective.SHARPE, [], 0, 9.0, 0)
+
+
+def test_the_best_of_stored_rows_leaves_out_aborted_rows_and_rows_without_trades() -> None:
+    rows = [_row(0, 5.0, trades=0), _row(1, 4.0, aborted=True), _row(2, 1.0), _row(3, 2.0)]
+
+    assert shard_best(Objective.SHARPE, rows, 2) == [(2.0, 3), (1.0, 2)]
+    assert shard_best(Objective.SHARPE, rows, 0) == []

@@ -16,10 +16,13 @@ then its winner on the out-of-sample window.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from functools import partial
+
+import numpy as np
+import numpy.typing as npt
 
 from backtestd.domain.backtest_results import Metrics
 from backtestd.domain.jobs import RUNNABLE_KINDS, JobKind, JobRecord
@@ -37,6 +40,7 @@ from backtestd.domain.sweeps import (
 )
 from backtestd.engine.equity_curve import equity_points, resample
 from backtestd.engine.metrics import daily_returns, sweep_metrics
+from backtestd.engine.portfolio import PortfolioResult
 from backtestd.jobs import prepared_cache, sweep_curve_cache
 from backtestd.jobs.context import WorkerContext
 from backtestd.jobs.handlers.execute import ExecuteFailed
@@ -80,9 +84,33 @@ def _never(value: float, run_ix: int) -> bool:
 
 
 @dataclass(frozen=True)
+class PendingCurve:
+    """A trial's equity curve as it was evaluated (thinned to the stored bound), made into
+    its stored form only if the trial is still among its shard's best when curves are written:
+    most trials that enter the best at first leave it again within the same sweep."""
+
+    ts: npt.NDArray[np.int64]
+    eq: npt.NDArray[np.float64]
+    full_points: int | None
+
+    @classmethod
+    def of(cls, portfolio: PortfolioResult, bound: int) -> PendingCurve:
+        ts, eq = equity_points(portfolio)
+        full = len(ts)
+        if full > bound:
+            ts, eq = resample(ts, eq, bound)
+        return cls(ts, eq, full if full > bound else None)
+
+    def stored(self) -> TrialCurve:
+        # Timestamps as integers: JSON-encoding an int is cheaper than a float.
+        return TrialCurve(tuple(self.ts.tolist()), tuple(self.eq.tolist()), self.full_points)
+
+
+@dataclass(frozen=True)
 class Trial:
-    row: SweepRow
+    row: SweepRow  # without its curve: see ``curve``
     objective_value: float
+    curve: PendingCurve | None = None  # built when the trial may enter its shard's best
 
 
 class _Shard:
@@ -182,15 +210,7 @@ class _Shard:
         value = self.spec.objective.score(figures)
         curve = None
         if portfolio.trades.count and keep_curve(value, run_ix):
-            ts, eq = equity_points(portfolio)
-            full = len(ts)
-            bound = self.ctx.settings.sweep_curve_max_points
-            if full > bound:
-                ts, eq = resample(ts, eq, bound)
-            # Timestamps as integers: JSON-encoding an int is cheaper than a float.
-            curve = TrialCurve(
-                tuple(ts.tolist()), tuple(eq.tolist()), full if full > bound else None
-            )
+            curve = PendingCurve.of(portfolio, self.ctx.settings.sweep_curve_max_points)
         row = SweepRow(
             sweep_id=self.sweep_id,
             run_ix=run_ix,
@@ -199,9 +219,8 @@ class _Shard:
             aborted=False,
             runtime_ms=_ms_since(started),
             daily_returns=tuple(round(float(r), 15) for r in daily_returns(portfolio)),
-            curve=curve,
         )
-        return Trial(row, value)
+        return Trial(row, value, curve)
 
 
 def _ms_since(started: float) -> int:
@@ -282,7 +301,7 @@ class _WorkerTime:
         used_ms += writer.pending_ms()
         if used_ms < self._limit.seconds * 1000:
             return
-        writer.flush()
+        writer.flush(final=True)
         raise JobFailed(
             f"the sweep has used {used_ms / 1000:,.0f} s of worker time, the "
             f"{self._limit.tier} tier's maxSweepWorkerSeconds of {self._limit.seconds:,}; "
@@ -300,15 +319,22 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
     with ctx.database.unit_of_work() as uow:
         repo = SweepRowRepository(uow.session)
         done = repo.stored_ixs(shard.sweep_id, start, stop)
+        stored = repo.rows(shard.sweep_id, with_folds=False) if done else []
         with_curve = repo.curve_ixs(shard.sweep_id) if done else set()
-        kept = [
-            (shard.spec.objective.score(r.metrics), r.run_ix)
-            for r in (repo.rows(shard.sweep_id) if with_curve else [])
-            if start <= r.run_ix < stop and r.run_ix in with_curve
-        ]
-    kept.sort(key=lambda pair: _rank_key(shard.spec.objective, *pair))
     progress.size(stop - start)
     writer = _RowWriter(ctx, shard.sweep_id, job.user_id, progress, len(done))
+    kept = shard_best(shard.spec.objective, [r for r in stored if start <= r.run_ix < stop], keep)
+    # A shard that stopped before writing its best rows' curves (its worker died) runs those
+    # vectors again for their curves (same params, same bits), and drops curves it had
+    # stored of rows that have left its best since.
+    best = {ix for _, ix in kept}
+    writer.drop({ix for ix in with_curve if start <= ix < stop} - best)
+    lost = sorted(best - with_curve)
+    if lost:
+        for trial in shard.trials(
+            [(ix, shard.vectors[ix]) for ix in lost], None, _always, progress
+        ):
+            writer.keep_curve(trial)
     todo = run_order(
         lattices(shard.spec), shard.vectors, [ix for ix in range(start, stop) if ix not in done]
     )
@@ -320,7 +346,7 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
             writer.check_cancel()
             worker_time.check(writer)
             if turn.over():
-                writer.flush()
+                writer.flush(final=True)
                 raise JobYielded(job.job_id)
             prepared_cache.used(ctx, shard.spec.prepare_job_id)  # still in use: keep it
             size = turn.batch_size()
@@ -329,26 +355,32 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
             rule = partial(may_keep, shard.spec.objective, list(kept), keep)
             started = time.monotonic()
             for trial in shard.trials(batch, None, rule, progress):
-                writer.add(trial.row, keep_best(shard.spec.objective, kept, trial, keep))
+                writer.add(trial, keep_best(shard.spec.objective, kept, trial, keep))
             turn.ran(len(batch), time.monotonic() - started)
     except JobCancelled:
-        writer.flush(update=False)  # finished rows stay readable
+        writer.flush(update=False, final=True)  # finished rows stay readable
         raise
-    writer.flush()
+    writer.flush(final=True)
     return ShardOutcome(rows=writer.written)
 
 
 class _RowWriter:
-    """Writes finished rows in small batches (one transaction per batch, not per vector).
+    """Writes finished rows in small batches (one transaction per batch, not per vector), and
+    the curves of the shard's best rows less often.
 
     A batch is flushed every ``FLUSH_SECONDS`` or ``FLUSH_ROWS`` rows. The cancellation flag is
     read before a vector starts (at most every ``CANCEL_CHECK_SECONDS``, one small read), so a
     cancel stops the shard after the vector in flight while short trials do not pay a write
-    transaction each.
+    transaction each. Curves go with a flush every ``CURVE_SECONDS`` and with the shard's last
+    one (its end, a yield, a cancel, a limit): those of the rows then among the shard's best,
+    while the stored curves of rows that left it are dropped. Written with each batch, most
+    curves were dropped again within the same sweep (a 100-vector sweep stored 56 curves of up
+    to 20,000 points to keep 20; docs/benchmarks.md).
     """
 
     FLUSH_SECONDS = 0.5
     FLUSH_ROWS = 50
+    CURVE_SECONDS = 2.0
     CANCEL_CHECK_SECONDS = 0.05
 
     def __init__(
@@ -359,8 +391,9 @@ class _RowWriter:
         self._user_id = user_id
         self._progress = progress
         self._pending: list[SweepRow] = []
-        self._dropped: set[int] = set()
-        self._last = time.monotonic()
+        self._curves: dict[int, PendingCurve] = {}  # of the shard's best, not stored yet
+        self._dropped: set[int] = set()  # stored curves of rows that left the shard's best
+        self._last = self._curves_written = time.monotonic()
         self._last_check = 0.0
         self.written = done
 
@@ -376,34 +409,52 @@ class _RowWriter:
         """Run time of the rows not written yet."""
         return sum(row.runtime_ms for row in self._pending)
 
-    def add(self, row: SweepRow, dropped: list[int]) -> None:
-        self._pending.append(row)
-        self._dropped.update(dropped)
+    def add(self, trial: Trial, dropped: list[int]) -> None:
+        """A finished trial's row, and (``keep_best``) the rows that left the shard's best."""
+        self._pending.append(trial.row)
+        self.keep_curve(trial)
+        self.drop(dropped)
         if (
             len(self._pending) >= self.FLUSH_ROWS
             or time.monotonic() - self._last >= self.FLUSH_SECONDS
         ):
             self.flush()
 
-    def flush(self, update: bool = True) -> None:
-        pending_ixs = {row.run_ix for row in self._pending}
+    def keep_curve(self, trial: Trial) -> None:
+        """A trial's curve, to store with the next curves (its row is stored or pending)."""
+        if trial.curve is not None:
+            self._curves[trial.row.run_ix] = trial.curve
+
+    def drop(self, run_ixs: Iterable[int]) -> None:
+        """These rows left the shard's best: forget their curves, or drop the stored ones."""
+        for run_ix in run_ixs:
+            if self._curves.pop(run_ix, None) is None:
+                self._dropped.add(run_ix)
+
+    def flush(self, update: bool = True, final: bool = False) -> None:
+        """Store the pending rows; with the curves when ``final`` or ``CURVE_SECONDS`` since."""
+        now = time.monotonic()
+        curves = final or now - self._curves_written >= self.CURVE_SECONDS
+        added = freed = 0
         with self._ctx.database.unit_of_work() as uow:
             repo = SweepRowRepository(uow.session)
-            rows = [
-                replace(row, curve=None) if row.run_ix in self._dropped else row
-                for row in self._pending
-            ]
-            added = repo.add_many(rows, self._ctx.clock())
-            freed = repo.drop_curves(self._sweep_id, self._dropped - pending_ixs)
-            if added or freed:
-                SweepCurveRepository(uow.session).grow(
-                    self._sweep_id, self._user_id, added - freed, self._ctx.clock()
-                )
+            repo.add_many(self._pending, self._ctx.clock())  # rows without their curves
+            if curves:
+                stored = {run_ix: curve.stored() for run_ix, curve in self._curves.items()}
+                added = repo.attach_curves(self._sweep_id, stored)
+                freed = repo.drop_curves(self._sweep_id, self._dropped)
+                if added or freed:
+                    SweepCurveRepository(uow.session).grow(
+                        self._sweep_id, self._user_id, added - freed, self._ctx.clock()
+                    )
         if added > freed:
             sweep_curve_cache.reclaim(self._ctx)
         self.written += len(self._pending)
         self._pending.clear()
-        self._dropped.clear()
+        if curves:
+            self._curves.clear()
+            self._dropped.clear()
+            self._curves_written = now
         self._last = time.monotonic()
         if update:
             self._progress.update(self.written)  # raises JobCancelled once a cancel is requested
@@ -434,13 +485,31 @@ def keep_best(
     The sweep's global top ``keep`` is always inside the union of every shard's top ``keep``,
     so curves outside a shard's own top set can never be selected and are dropped at once.
     """
-    if trial.row.curve is None:
+    if trial.curve is None:
         return []
     kept.append((trial.objective_value, trial.row.run_ix))
     kept.sort(key=lambda pair: _rank_key(objective, *pair))
     dropped = [ix for _, ix in kept[keep:]]
     del kept[keep:]
     return dropped
+
+
+def shard_best(
+    objective: Objective, rows: Iterable[SweepRow], keep: int
+) -> list[tuple[float, int]]:
+    """The ``(objective value, runIx)`` of the best ``keep`` stored rows that can hold a curve
+    (not aborted, with trades), best first: what ``keep_best`` held when they were written."""
+    if keep <= 0:
+        return []
+    ranked = sorted(
+        (
+            (objective.score(row.metrics), row.run_ix)
+            for row in rows
+            if not row.aborted and row.metrics.trades > 0
+        ),
+        key=lambda pair: _rank_key(objective, *pair),
+    )
+    return ranked[:keep]
 
 
 def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> ShardOutcome:
@@ -487,7 +556,7 @@ def _run_fold(shard: _Shard, job: JobRecord, progress: JobProgress) -> ShardOutc
         vectors_run=len(shard.vectors),
         times_ms=(in_start, cut, out_end),
     )
-    row = replace(oos.row, fold=fold)
+    row = replace(oos.row, fold=fold, curve=oos.curve.stored() if oos.curve else None)
     with shard.ctx.database.unit_of_work() as uow:
         added = SweepRowRepository(uow.session).add_many([row], shard.ctx.clock())
         if added:

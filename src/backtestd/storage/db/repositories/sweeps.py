@@ -3,7 +3,7 @@ the state changes of a sweep's own job row (``SweepJobRepository``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -230,6 +230,26 @@ class SweepRowRepository:
             .where(sweep_rows.c.sweep_id == sweep_id, sweep_rows.c.curve.is_not(None))
             .values(curve=null())
         )
+        return size
+
+    def attach_curves(self, sweep_id: str, curves: Mapping[int, TrialCurve]) -> int:
+        """Store the curves of rows stored before without one (a shard writes its best rows'
+        curves after the rows); a row that holds a curve already keeps it (a retried shard).
+        Returns the bytes stored, for the ledger of stored curves."""
+        size = 0
+        for run_ix, curve in curves.items():
+            text = _encode_curve(curve)
+            result = self._session.execute(
+                update(sweep_rows)
+                .where(
+                    sweep_rows.c.sweep_id == sweep_id,
+                    sweep_rows.c.run_ix == run_ix,
+                    sweep_rows.c.curve.is_(None),
+                )
+                .values(curve=text)
+            )
+            if getattr(result, "rowcount", 0):
+                size += len(text.text)
         return size
 
     def drop_curves(self, sweep_id: str, run_ixs: Iterable[int]) -> int:
