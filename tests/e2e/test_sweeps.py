@@ -304,6 +304,48 @@ def test_missing_run_curve_is_404(
     assert caught.value.status == 404
 
 
+def test_a_large_top_n_keeps_exactly_the_best_n_curves(
+    live_server: LiveServer, carol: AuthenticatedSession, prepared: str, strategy: str
+) -> None:
+    """A shard writes its best rows' curves after the rows, in batches (every 2 s, when 50
+    wait, and at its end) and drops those of rows that left its best: 90 vectors keeping 60
+    end with the curves of the best 60 by Sharpe (ties by runIx), each the row's own."""
+    body = {
+        "strategyId": strategy,
+        "sweep": {
+            "params": {"fast": {"from": 2, "to": 91, "step": 1}, "slow": {"values": [95]}},
+            "objective": "sharpe",
+            "sampler": "grid",
+        },
+        "shards": 1,
+        "equityCurve": {"mode": "topN", "n": 60},
+    }
+    response = submit(live_server, carol, prepared, body)
+    assert response.status_code == 202, response.text
+    sweep_id = response.json()["sweepId"]
+    final = wait_sweep(carol, prepared, sweep_id, order="natural")
+    assert final["status"] == "COMPLETED"
+    rows = final["leaderboard"]
+    assert len(rows) == 90
+    ranked = sorted(
+        (r for r in rows if not r["aborted"] and r["trades"] > 0),
+        key=lambda r: (-r["sharpe"], r["runIx"]),
+    )
+    assert len(ranked) > 60
+    assert {r["runIx"] for r in rows if r.get("equityCurve")} == {r["runIx"] for r in ranked[:60]}
+    best, last = ranked[0], ranked[59]
+    for row in (best, last):
+        curve = carol.get_sweep_run_equity_curve(
+            exchange_id="sim",
+            type_="ticker",
+            request_id=prepared,
+            sweep_id=sweep_id,
+            run_ix=row["runIx"],
+        ).to_dict()
+        results = rerun(live_server, carol, prepared, strategy, row["params"])
+        assert curve["points"] == results["equityCurve"]["points"]
+
+
 def test_a_vector_that_throws_is_an_aborted_row_and_the_others_finish(
     carol: AuthenticatedSession, prepared: str, strategy: str
 ) -> None:

@@ -371,8 +371,9 @@ class _RowWriter:
     A batch is flushed every ``FLUSH_SECONDS`` or ``FLUSH_ROWS`` rows. The cancellation flag is
     read before a vector starts (at most every ``CANCEL_CHECK_SECONDS``, one small read), so a
     cancel stops the shard after the vector in flight while short trials do not pay a write
-    transaction each. Curves go with a flush every ``CURVE_SECONDS`` and with the shard's last
-    one (its end, a yield, a cancel, a limit): those of the rows then among the shard's best,
+    transaction each. Curves go with a flush every ``CURVE_SECONDS`` (or once ``FLUSH_ROWS`` of
+    them wait: a large ``topN`` over short data would hold many) and with the shard's last one
+    (its end, a yield, a cancel, a limit): those of the rows then among the shard's best,
     while the stored curves of rows that left it are dropped. Written with each batch, most
     curves were dropped again within the same sweep (a 100-vector sweep stored 56 curves of up
     to 20,000 points to keep 20; docs/benchmarks.md).
@@ -416,6 +417,7 @@ class _RowWriter:
         self.drop(dropped)
         if (
             len(self._pending) >= self.FLUSH_ROWS
+            or len(self._curves) >= self.FLUSH_ROWS
             or time.monotonic() - self._last >= self.FLUSH_SECONDS
         ):
             self.flush()
@@ -432,9 +434,14 @@ class _RowWriter:
                 self._dropped.add(run_ix)
 
     def flush(self, update: bool = True, final: bool = False) -> None:
-        """Store the pending rows; with the curves when ``final`` or ``CURVE_SECONDS`` since."""
+        """Store the pending rows; with the curves when ``final``, ``CURVE_SECONDS`` since the
+        last ones or ``FLUSH_ROWS`` of them waiting."""
         now = time.monotonic()
-        curves = final or now - self._curves_written >= self.CURVE_SECONDS
+        curves = (
+            final
+            or now - self._curves_written >= self.CURVE_SECONDS
+            or len(self._curves) >= self.FLUSH_ROWS
+        )
         added = freed = 0
         with self._ctx.database.unit_of_work() as uow:
             repo = SweepRowRepository(uow.session)
