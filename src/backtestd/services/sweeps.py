@@ -59,7 +59,7 @@ from backtestd.storage.db.repositories.sweeps import SweepJobRepository, SweepRo
 from backtestd.sweeps.axes import resolve_axes
 from backtestd.sweeps.plan import grid_size, retained_count
 from backtestd.sweeps.ranking import selected_curves
-from backtestd.sweeps.statistics import SweepStatistics
+from backtestd.sweeps.statistics import SweepStatistics, TrialMoments
 
 MIN_SHARD_VECTORS = 8
 DEFAULT_IN_SAMPLE_PCT = 66
@@ -134,6 +134,7 @@ class SweepMemo:
     curve_metas: dict[int, EquityCurveMeta] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
     statistics: dict[tuple[int, bool], SweepStatistics | None] = field(default_factory=dict)
+    moments: dict[int, TrialMoments] = field(default_factory=dict)  # of each row's returns
     results: dict[ResultKey, Leaderboard] = field(default_factory=dict)
 
 
@@ -389,6 +390,7 @@ class SweepService:
         known = memo.rows
         if not known.keys() <= stored:  # rows never disappear; if they did, forget the memo
             known.clear()
+            memo.moments.clear()
         missing = stored - known.keys()
         if missing:
             fresh = sweep_rows.rows(

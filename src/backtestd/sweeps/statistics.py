@@ -63,30 +63,55 @@ def probabilistic_sharpe(
     return _NORMAL.cdf((sr - benchmark) * math.sqrt(length - 1) / math.sqrt(denom))
 
 
-def deflated_sharpe(returns: F64, benchmark: float) -> float | None:
-    """PSR of one trial's per-period returns against the benchmark SR (skew/kurtosis aware)."""
+class TrialMoments(NamedTuple):
+    """What a trial's DSR needs of its returns: its per-period SR (None when undefined), the
+    number of returns, their skewness and (non-excess) kurtosis (0.0 when the DSR is None
+    anyway). A trial's returns never change, so a reader of a running sweep computes these once
+    per trial and only the benchmark, which every new trial moves, again per row count."""
+
+    sharpe: float | None
+    length: int
+    skew: float
+    kurt: float
+
+
+def trial_moments(returns: F64) -> TrialMoments:
     sr = _sharpe(returns)
     t = returns.shape[0]
     if sr is None or t < 3:
-        return None
+        return TrialMoments(sr, t, 0.0, 0.0)
     centred = returns - returns.mean()
     m2 = float(np.mean(centred**2))
     skew = float(np.mean(centred**3)) / m2**1.5
     kurt = float(np.mean(centred**4)) / m2**2
-    return probabilistic_sharpe(sr, benchmark, t, skew, kurt)
+    return TrialMoments(sr, t, skew, kurt)
+
+
+def deflated_sharpe(returns: F64, benchmark: float) -> float | None:
+    """PSR of one trial's per-period returns against the benchmark SR (skew/kurtosis aware)."""
+    return _deflated(trial_moments(returns), benchmark)
+
+
+def _deflated(moments: TrialMoments, benchmark: float) -> float | None:
+    if moments.sharpe is None or moments.length < 3:
+        return None
+    return probabilistic_sharpe(
+        moments.sharpe, benchmark, moments.length, moments.skew, moments.kurt
+    )
 
 
 def deflated_sharpe_ratios(returns: Sequence[F64]) -> list[float | None]:
     """DSR of every trial, deflated by the number of trials and the variance of their SRs."""
-    srs = [_sharpe(r) for r in returns]
-    known = [s for s in srs if s is not None]
+    return deflated_sharpe_ratios_of([trial_moments(r) for r in returns])
+
+
+def deflated_sharpe_ratios_of(moments: Sequence[TrialMoments]) -> list[float | None]:
+    """:func:`deflated_sharpe_ratios` from the trials' moments (:func:`trial_moments`)."""
+    known = [m.sharpe for m in moments if m.sharpe is not None]
     if len(known) < 2:
-        return [None] * len(returns)
+        return [None] * len(moments)
     benchmark = expected_max_sharpe(float(np.var(known, ddof=1)), len(known))
-    return [
-        deflated_sharpe(r, benchmark) if s is not None else None
-        for r, s in zip(returns, srs, strict=True)
-    ]
+    return [_deflated(m, benchmark) for m in moments]
 
 
 def pbo_splits(periods: int) -> int | None:

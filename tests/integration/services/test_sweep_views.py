@@ -206,6 +206,25 @@ def test_dsr_is_shown_while_running_and_pbo_once_the_sweep_is_finished(
     assert finished.board.overfitting.splits == 10  # 20 days, two a block
 
 
+def test_dsr_of_a_running_sweep_follows_its_rows_as_they_land(services: Services) -> None:
+    """A reader keeps each row's moments (its returns never change) but deflates them against
+    the benchmark of the rows stored at the time: after more rows land every DSR is as if
+    computed afresh, the earlier rows' included (the benchmark moved)."""
+    sweep = SweepFixture(services, ALICE, [("fast", [1, 2, 3, 4])], shards=1)
+    returns = [_returns(n, 0.002 * n) for n in range(4)]
+    rows = [sweep.row(n, {"fast": n + 1}, metrics(float(n)), returns=returns[n]) for n in range(4)]
+    arrays = [np.asarray(r) for r in returns]
+
+    sweep.add_rows(*rows[:2])
+    first = [r.deflated_sharpe for r in _result(services, sweep, order=NATURAL).board.rows]
+    sweep.add_rows(*rows[2:])
+    second = [r.deflated_sharpe for r in _result(services, sweep, order=NATURAL).board.rows]
+
+    assert first == deflated_sharpe_ratios(arrays[:2])
+    assert second == deflated_sharpe_ratios(arrays)
+    assert second[:2] != first
+
+
 def test_walk_forward_folds_carry_their_winner_and_the_drift_between_folds(
     services: Services,
 ) -> None:
