@@ -123,11 +123,11 @@ class SweepMemo:
 
     A stored row never changes (it is written once, keyed by ``runIx``; only its curve can be
     attached after it or dropped, and reads do not load curves), and a stored curve never
-    changes either. So a read
-    decodes only the rows stored since the previous read, a served curve's pointer ``meta`` is
-    computed once, and what is derived from all the rows is kept per row count: DSR while the
-    sweep runs, DSR and PBO once it is finished (a trial in flight when a sweep was cancelled may
-    still land, hence the count), and the result body but its status, progress and state.
+    changes either. So a read decodes only the rows stored since the previous read, a served
+    curve's pointer ``meta`` and each row's DSR moments are computed once, and what is derived
+    from all the rows is kept per row count: DSR while the sweep runs, DSR and PBO once it is
+    finished (a trial in flight when a sweep was cancelled may still land, hence the count), and
+    the result body but its status, progress and state.
     """
 
     rows: dict[int, SweepRow] = field(default_factory=dict)

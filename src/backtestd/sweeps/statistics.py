@@ -87,12 +87,8 @@ def trial_moments(returns: F64) -> TrialMoments:
     return TrialMoments(sr, t, skew, kurt)
 
 
-def deflated_sharpe(returns: F64, benchmark: float) -> float | None:
-    """PSR of one trial's per-period returns against the benchmark SR (skew/kurtosis aware)."""
-    return _deflated(trial_moments(returns), benchmark)
-
-
 def _deflated(moments: TrialMoments, benchmark: float) -> float | None:
+    """PSR of one trial against the benchmark SR (skew/kurtosis aware)."""
     if moments.sharpe is None or moments.length < 3:
         return None
     return probabilistic_sharpe(
