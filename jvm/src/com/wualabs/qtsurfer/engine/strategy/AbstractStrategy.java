@@ -7,6 +7,7 @@ import com.wualabs.qtsurfer.engine.indicators.core.RTIndicator;
 import com.wualabs.qtsurfer.engine.indicators.helpers.group.GroupDriver;
 import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
 import com.wualabs.qtsurfer.engine.internal.Notices;
+import com.wualabs.qtsurfer.engine.internal.RowClock;
 import com.wualabs.qtsurfer.engine.internal.RunSeries;
 import com.wualabs.qtsurfer.engine.internal.SignalLog;
 import com.wualabs.qtsurfer.engine.strategy.execution.ExecutionMode;
@@ -49,6 +50,8 @@ public abstract class AbstractStrategy implements Strategy {
     private long eventTime;
     private boolean eventSeen;
     private Instrument currentInstrument;
+    /** Set while a column loop keeps the event time in a clock rather than {@link #eventTime}. */
+    private RowClock rowClock;
 
     private ExecutionMode executionMode = ExecutionMode.LONG;
     private double percentGain = Double.NaN;
@@ -143,6 +146,10 @@ public abstract class AbstractStrategy implements Strategy {
         eventTime = timestamp;
         eventSeen = true;
         currentInstrument = instrument;
+        RowClock clock = rowClock;
+        if (clock != null) {
+            clock.begunByHand = clock.row;
+        }
         group(state(instrument));
     }
 
@@ -210,7 +217,11 @@ public abstract class AbstractStrategy implements Strategy {
                     + price + ") was ignored");
             return;
         }
-        signals.add(eventTime, side, price, instrument == null ? currentInstrument : instrument, data);
+        RowClock clock = rowClock;
+        boolean fromClock = clock != null && clock.current();
+        long time = fromClock ? clock.time() : eventTime;
+        Instrument current = fromClock ? (Instrument) clock.instrument() : currentInstrument;
+        signals.add(time, side, price, instrument == null ? current : instrument, data);
     }
 
     final InstrumentState state(Instrument instrument) {
@@ -292,6 +303,34 @@ public abstract class AbstractStrategy implements Strategy {
         eventTime = timestamp;
         eventSeen = true;
         currentInstrument = instrument;
+        RowClock clock = rowClock;
+        if (clock != null) {
+            clock.begunByHand = clock.row;
+        }
+    }
+
+    /**
+     * From now on the event (time and instrument) is {@code clock}'s row's, except for the rest of a row
+     * during which an event is begun by hand, until {@link #endRowClock}.
+     */
+    final void useRowClock(RowClock clock) {
+        rowClock = clock;
+    }
+
+    /**
+     * Writes the clock's row back as the event, unless {@code keepByHand} and an event was begun by hand
+     * during that row (then the event fields already hold what the general path would have left).
+     */
+    final void endRowClock(RowClock clock, boolean keepByHand) {
+        if (rowClock != clock) {
+            return;
+        }
+        rowClock = null;
+        if (!keepByHand || clock.current()) {
+            eventTime = clock.time();
+            eventSeen = true;
+            currentInstrument = (Instrument) clock.instrument();
+        }
     }
 
     final Notices notices() {

@@ -2,6 +2,7 @@ package com.wualabs.qtsurfer.engine.strategy;
 
 import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
 import com.wualabs.qtsurfer.engine.internal.Notices;
+import com.wualabs.qtsurfer.engine.internal.RowClock;
 import com.wualabs.qtsurfer.engine.internal.RunSeries;
 import com.wualabs.qtsurfer.engine.internal.SignalLog;
 
@@ -71,6 +72,19 @@ public final class StrategyInternals {
     /** Sets the event time and instrument used to stamp signals emitted from now on. */
     public static void beginEvent(AbstractStrategy s, Instrument instrument, long timestamp) {
         s.beginEvent(instrument, timestamp);
+    }
+
+    /** The strategy's event read from {@code clock}'s row until the clock is ended (see {@link AbstractStrategy}). */
+    public static void useRowClock(AbstractStrategy s, RowClock clock) {
+        s.useRowClock(clock);
+    }
+
+    /**
+     * The clock's row written back as the strategy's event, unless {@code keepByHand} and an event was begun
+     * by hand during that row.
+     */
+    public static void endRowClock(AbstractStrategy s, RowClock clock, boolean keepByHand) {
+        s.endRowClock(clock, keepByHand);
     }
 
     public static void fastTicker(AbstractTickerStrategy s, Instrument instrument, long ts, double bid, double bidSize,

@@ -1,5 +1,6 @@
 package com.wualabs.qtsurfer.engine.indicators.helpers.group;
 
+import com.wualabs.qtsurfer.engine.internal.RowClock;
 import com.wualabs.qtsurfer.engine.strategy.TickerValueSource;
 
 /**
@@ -54,8 +55,34 @@ public final class EventFrame {
     private boolean klineFields;
     /** True while the fields a ticker from columns leaves NaN are NaN ({@link #tickerLast}). */
     private boolean tickerFields;
+    /**
+     * Set while a column loop keeps the close in a clock rather than in {@link #close} and {@link #primary}
+     * ({@code LazyRows}); a read takes it from there, any event written here ends it.
+     */
+    private RowClock rowClock;
+
+    /** The close read from {@code clock} from now on, until an event is written here or {@link #endRowClock}. */
+    void useRowClock(RowClock clock) {
+        rowClock = clock;
+    }
+
+    /** Writes the clock's close back, if {@code clock} is still the one in use. */
+    void endRowClock(RowClock clock) {
+        if (rowClock == clock) {
+            double c = clock.close();
+            close = c;
+            primary = c;
+            rowClock = null;
+        }
+    }
 
     double get(int code) {
+        RowClock clock = rowClock;
+        if (clock != null) {
+            double c = clock.close();
+            close = c;
+            primary = c;
+        }
         if (code == PRIMARY) {
             return primary;
         }
@@ -115,6 +142,7 @@ public final class EventFrame {
         this.high = high;
         this.low = low;
         this.close = last;
+        this.rowClock = null;
         this.vwap = vwap;
         this.volume = volume;
         this.quoteVolume = quoteVolume;
@@ -149,6 +177,7 @@ public final class EventFrame {
     /** {@link #tickerLast} for the event at {@code index} (rows a loop took without filling the frame). */
     void tickerAt(int index, double last) {
         this.index = index;
+        this.rowClock = null;
         if (!tickerFields) {
             double nan = Double.NaN;
             this.open = nan;
@@ -196,6 +225,7 @@ public final class EventFrame {
     /** {@link #klineClose} for the event at {@code index} (rows a loop took without filling the frame). */
     void klineAt(int index, double close) {
         this.index = index;
+        this.rowClock = null;
         tickerFields = false;
         if (!klineFields) {
             // The fields a kline does not carry: NaN until a ticker or funding event sets them.
@@ -235,6 +265,7 @@ public final class EventFrame {
 
     void funding(double rate, double markPrice) {
         index++;
+        this.rowClock = null;
         tickerFields = false;
         double nan = Double.NaN;
         this.bid = nan;

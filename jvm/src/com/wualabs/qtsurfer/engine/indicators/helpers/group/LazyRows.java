@@ -1,6 +1,7 @@
 package com.wualabs.qtsurfer.engine.indicators.helpers.group;
 
 import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
+import com.wualabs.qtsurfer.engine.internal.RowClock;
 import com.wualabs.qtsurfer.engine.strategy.AbstractStrategy;
 import com.wualabs.qtsurfer.engine.strategy.StrategyInternals;
 
@@ -199,6 +200,15 @@ final class LazyRows {
         long stop = w.end;
         int e = f.index; // the row's event index, as the general path would have it in the frame
         int first = i;
+        if (!armed && nextDue == Long.MIN_VALUE && aligned && bars && !detail && rows instanceof Klines) {
+            i = ownWindows(s, instrument, g, (Klines) rows, w, op, xs, ys, period, i, end, lazyEnd, at);
+            if (i == end || !still(g)) {
+                return i;
+            }
+            e = f.index;
+            start = w.start;
+            stop = w.end;
+        }
         try {
             for (; i < end; i++) {
                 if (armed) { // rows that neither reach the window's end nor close it only count themselves
@@ -284,6 +294,79 @@ final class LazyRows {
         }
         keep(w, ws, armed, start, stop, nextDue);
         return i;
+    }
+
+    /**
+     * Rows {@code i ..} while each bar is its own window (the window opens at the bar's open and closes at its
+     * close, so {@link #run} would arm it and fire it after the bar): as {@link #run} takes them, with the
+     * event's time and the frame's close left in a {@link RowClock} that the strategy and the frame read when
+     * asked, instead of written before every call of the listener (about a quarter of the strategy thread on
+     * the sweep grid, where that listener is called at every row). Returns the first row not taken: {@code end},
+     * the first row that is not its own window or is past the series, or the row after the one during which
+     * the group left this case (an event fed to it by hand among others: the frame then stops reading the
+     * clock). An event begun by hand for another instrument holds the strategy's event for the rest of its
+     * row ({@link RowClock#begunByHand}), as the general path's would until the next row begins. Whatever it
+     * returns, the strategy's event and the frame hold what {@link #run} would have left.
+     */
+    private static int ownWindows(AbstractStrategy s, Instrument instrument, InstrumentGroupRTIndicator g,
+                                  Klines rows, Window w, Ops.Binary op, double[] xs, double[] ys, long period,
+                                  int i, int end, int lazyEnd, int[] at) {
+        long[] starts = rows.openTs;
+        long[] times = rows.closeTs;
+        double[] closes = rows.close;
+        EventFrame f = g.frame;
+        WindowSet ws = g.windows;
+        int e = f.index;
+        if (i >= end || !ownWindow(starts[i], times[i], period) || e + 1 >= lazyEnd) {
+            return i;
+        }
+        RowClock clock = new RowClock(times, closes, instrument);
+        clock.row = i;
+        StrategyInternals.beginEvent(s, instrument, times[i]);
+        f.klineAt(e + 1, closes[i]); // the frame's kline fields, as the general path's first row sets them
+        StrategyInternals.useRowClock(s, clock);
+        f.useRowClock(clock);
+        try {
+            for (; i < end; i++) {
+                long t = starts[i];
+                if (!ownWindow(t, times[i], period) || e + 1 >= lazyEnd) {
+                    break;
+                }
+                e++;
+                clock.row = i;
+                f.index = e;
+                f.done = e + 1;
+                long stop = t + period;
+                double actual = Node.valueAt(xs, ys, op, e + 1);
+                w.armed = true; // fire(), as the general path calls it after this row's bar
+                w.start = t;
+                w.end = stop;
+                ws.nextDue = stop;
+                double prev = w.lastClose;
+                w.lastClose = actual;
+                w.listener.dispatchWindowClose(g.store(), t, stop, prev, actual);
+                w.armed = false;
+                ws.nextDue = Long.MIN_VALUE;
+                if (!still(g)) {
+                    i++;
+                    break;
+                }
+            }
+        } catch (Throwable thrown) {
+            at[0] = i;
+            throw thrown;
+        } finally {
+            // run() returns at once when the group left this case, as the general path does after that row's
+            // listener: an event begun by hand during it stays; otherwise the general path wrote the row's event
+            StrategyInternals.endRowClock(s, clock, !still(g));
+            f.endRowClock(clock);
+        }
+        return i;
+    }
+
+    /** Whether a bar from {@code open} to {@code close} (inclusive) is exactly one window of {@code period}. */
+    private static boolean ownWindow(long open, long close, long period) {
+        return close != Long.MAX_VALUE && close + 1 == open + period;
     }
 
     /**

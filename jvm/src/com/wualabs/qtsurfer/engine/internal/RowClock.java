@@ -1,0 +1,50 @@
+package com.wualabs.qtsurfer.engine.internal;
+
+/**
+ * The row a column loop is at, for the strategy's event time and the frame's close, which read it
+ * only when asked ({@code LazyRows}'s rows where each bar closes its own window).
+ *
+ * <p>Why: on such rows the listener is called at every row, and writing the event (time, instrument,
+ * "seen") and the frame (index, close, primary, flags) before each call was about a quarter of the
+ * strategy thread on the sweep grid; a signal or a read of the close needs them only a few times a
+ * run. The loop writes one int a row here instead, and each reader asks this clock while it is set.
+ */
+public final class RowClock {
+    private final long[] times;
+    private final double[] closes;
+    private final Object instrument;
+    /** The row in progress. */
+    public int row;
+    /**
+     * The row during whose listener call an event was begun by hand (another instrument fed through
+     * {@code updateIndicators}): for the rest of that row the strategy's own event fields hold the event,
+     * as they would on the general path; the next row's number ends it without a write or a check.
+     */
+    public int begunByHand = -1;
+
+    public RowClock(long[] times, double[] closes, Object instrument) {
+        this.times = times;
+        this.closes = closes;
+        this.instrument = instrument;
+    }
+
+    /** The instrument of the rows. */
+    public Object instrument() {
+        return instrument;
+    }
+
+    /** Whether the row in progress still reads its event from here (no event was begun by hand during it). */
+    public boolean current() {
+        return begunByHand != row;
+    }
+
+    /** The event time of the row in progress. */
+    public long time() {
+        return times[row];
+    }
+
+    /** The close of the row in progress. */
+    public double close() {
+        return closes[row];
+    }
+}
