@@ -482,14 +482,46 @@ public class FedFromIndicator extends AbstractTickerStrategy {"""
 )
 
 
+# Feeds ANOTHER instrument by hand from its window every 50th row, then emits in the same call: the
+# strategy's event is that instrument's until the call returns, and its own again from the next row
+# on (rows where each bar is its own window keep the event in a RowClock, LazyRows.ownWindows;
+# the first such feed ends the stepless rows, after its own row).
+FED_ANOTHER_INSTRUMENT = (
+    _HAND
+    + """
+public class FedOther extends AbstractKlineStrategy {"""
+    + _PROPS
+    + """
+    private int n;
+    private final Instrument other = new Instrument("ETH", "USDT");
+
+    @Override
+    protected void setupIndicators(InstrumentGroupRTIndicator ind) {
+        ind.addPrice().sma("s", a).window("s", WindowTime.s1, new L(this, ind));
+    }
+"""
+    + _EMIT.replace(
+        "FEED",
+        """if (++n % 50 == 0) {
+                update(new Kline(other, 0L, 999L, 1, 1, 1, 1, 1));
+                emitInfo("after", indicators.getValue("price"));
+            }
+            if (n % 7 == 0) {
+                emitSell(indicators.getValue("price"));
+            }""",
+    )
+)
+
+
 @pytest.mark.parametrize(
     ("text", "kind", "taken", "stepless"),
     [
+        (FED_ANOTHER_INSTRUMENT, DataType.KLINE, 2, 50),
         (FED_BEFORE_THE_FIRST_ROW, DataType.KLINE, 0, 0),
         (FED_FROM_A_WINDOW, DataType.KLINE, 2, 100),
         (FED_FROM_AN_INDICATOR, DataType.TICKER, 1, 0),
     ],
-    ids=["before-the-first-row", "from-a-window", "from-an-indicator-mid-step"],
+    ids=["another-instrument", "before-the-first-row", "from-a-window", "from-an-indicator-mid-step"],
 )
 def test_events_fed_by_hand_end_the_replay(
     stepping: EngineHost,
