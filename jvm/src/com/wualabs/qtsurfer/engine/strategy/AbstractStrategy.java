@@ -220,7 +220,7 @@ public abstract class AbstractStrategy implements Strategy {
         RowClock clock = rowClock;
         boolean fromClock = clock != null && clock.current();
         long time = fromClock ? clock.time() : eventTime;
-        Instrument current = fromClock ? (Instrument) clock.instrument() : currentInstrument;
+        Instrument current = fromClock ? clock.instrument() : currentInstrument;
         signals.add(time, side, price, instrument == null ? current : instrument, data);
     }
 
@@ -329,7 +329,7 @@ public abstract class AbstractStrategy implements Strategy {
         if (!keepByHand || clock.current()) {
             eventTime = clock.time();
             eventSeen = true;
-            currentInstrument = (Instrument) clock.instrument();
+            currentInstrument = clock.instrument();
         }
     }
 
