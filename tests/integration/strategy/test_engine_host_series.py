@@ -521,7 +521,12 @@ public class FedOther extends AbstractKlineStrategy {"""
         (FED_FROM_A_WINDOW, DataType.KLINE, 2, 100),
         (FED_FROM_AN_INDICATOR, DataType.TICKER, 1, 0),
     ],
-    ids=["another-instrument", "before-the-first-row", "from-a-window", "from-an-indicator-mid-step"],
+    ids=[
+        "another-instrument",
+        "before-the-first-row",
+        "from-a-window",
+        "from-an-indicator-mid-step",
+    ],
 )
 def test_events_fed_by_hand_end_the_replay(
     stepping: EngineHost,
