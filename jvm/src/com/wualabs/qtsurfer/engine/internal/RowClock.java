@@ -20,8 +20,9 @@ public final class RowClock {
     public int row;
     /**
      * The row during whose listener call an event was begun by hand (a listener calling the strategy's
-     * {@code update(kline)} for another instrument): for the rest of that row the strategy's own event fields hold the event,
-     * as they would on the general path; the next row's number ends it without a write or a check.
+     * {@code update(kline)} for another instrument): for the rest of that row the strategy's own event
+     * fields hold that event, as they would on the general path; the next row's number ends it without a
+     * write or a check.
      */
     public int begunByHand = -1;
 
