@@ -143,13 +143,7 @@ public abstract class AbstractStrategy implements Strategy {
      * instrument's group (running {@link #setupIndicators}) on its first event.
      */
     public final void updateInstrument(Instrument instrument, long timestamp) {
-        eventTime = timestamp;
-        eventSeen = true;
-        currentInstrument = instrument;
-        RowClock clock = rowClock;
-        if (clock != null) {
-            clock.begunByHand = clock.row;
-        }
+        beginEvent(instrument, timestamp);
         group(state(instrument));
     }
 

@@ -69,19 +69,22 @@ public final class EventFrame {
     /** Writes the clock's close back, if {@code clock} is still the one in use. */
     void endRowClock(RowClock clock) {
         if (rowClock == clock) {
-            double c = clock.close();
-            close = c;
-            primary = c;
+            closeFrom(clock);
             rowClock = null;
         }
+    }
+
+    /** The close and primary value of the clock's row, as {@link #klineAt} writes them. */
+    private void closeFrom(RowClock clock) {
+        double c = clock.close();
+        close = c;
+        primary = c;
     }
 
     double get(int code) {
         RowClock clock = rowClock;
         if (clock != null) {
-            double c = clock.close();
-            close = c;
-            primary = c;
+            closeFrom(clock);
         }
         if (code == PRIMARY) {
             return primary;
