@@ -7,7 +7,7 @@ export BACKTESTD_HOST ?= 127.0.0.1
 export BACKTESTD_PORT ?= 8080
 export BACKTESTD_DATA_DIR ?= ./var
 
-.PHONY: run test install install-run uv jvm lint unit bench
+.PHONY: run test install install-run uv jvm bytecode lint unit bench
 
 uv:
 	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install --quiet uv==0.13.9
@@ -41,7 +41,14 @@ install-run: $(VENV)/.installed-run
 jvm:
 	@if [ -f jvm/build.sh ]; then bash jvm/build.sh; fi
 
-run: install-run jvm
+# The project's own bytecode, written ahead. Where PYTHONDONTWRITEBYTECODE is set (it is on our
+# CI machines) Python never writes it, so every process (the server, each Dask worker at every
+# start and restart, each CLI call) compiled the source again. compileall writes it regardless
+# and skips what is up to date.
+bytecode:
+	@$(VENV)/bin/python -m compileall -q src
+
+run: install-run jvm bytecode
 	$(VENV)/bin/backtestd serve
 
 lint: install
@@ -55,7 +62,7 @@ lint: install
 # modules, mostly waiting on servers, overlap. `make test TEST_PROCESSES=0` runs serially.
 TEST_PROCESSES ?= 2
 
-test: install $(VENV)/next-clients/.installed jvm lint
+test: install $(VENV)/next-clients/.installed jvm bytecode lint
 	$(VENV)/bin/pytest -n $(TEST_PROCESSES) --dist loadfile
 
 unit: install

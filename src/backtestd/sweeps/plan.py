@@ -12,7 +12,6 @@ import math
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import qmc
 
 from backtestd.domain.sweeps import CurveMode, Params, ParamScalar, Sampler, SweepSpec
 
@@ -77,6 +76,11 @@ def _lhs_indices(seed: int | None, n: int, sizes: list[int]) -> list[npt.NDArray
     """
     if n == 0 or not sizes:
         return [np.zeros(n, dtype=np.int64) for _ in sizes]
+    # Imported here: scipy.stats costs ~2 CPU s to import on a 2-core machine, paid otherwise by
+    # the server and every worker at start (and by each of the suite's ~100 server starts),
+    # while only an LHS sweep needs it.
+    from scipy.stats import qmc
+
     points = qmc.LatinHypercube(d=len(sizes), rng=np.random.default_rng(seed)).random(n)
     return [_lattice_index(points[:, axis], n, size) for axis, size in enumerate(sizes)]
 
