@@ -223,7 +223,7 @@ public class BusyCross extends AbstractTickerStrategy {
     @Override
     public void update(Ticker ticker) {
         super.update(ticker);
-        for (int i = 0; i < 2_000_000; i++) {  // seconds of work per run, for the drill
+        for (int i = 0; i < 800_000; i++) {  // seconds of work per run, for the drill
             sink += (i ^ sink) & 7;
         }
         double p = ticker.last();
