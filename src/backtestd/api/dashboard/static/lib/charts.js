@@ -137,8 +137,11 @@ export function lineChart(container, opts) {
     if (start === null) return;
     const end = toX(e), lo = Math.min(start, end), hi = Math.max(start, end);
     start = null;
-    if (hi - lo > 0) { range = [lo, hi]; opts.onZoom?.(range); }
-    draw();
+    // A click (no drag) only takes the brush away. Redrawing would replace the element under
+    // the pointer, and the browser counts a click on a new element as a first click: a double
+    // click on the curve itself never reset the zoom.
+    if (hi - lo > 0) { range = [lo, hi]; opts.onZoom?.(range); draw(); } else { brush.remove(); }
+    brush = null;
   });
   svg.addEventListener("dblclick", () => { range = fullRange(); opts.onZoom?.(null); draw(); });
   draw();
