@@ -297,8 +297,8 @@ def test_the_result_shows_formatted_metrics_params_config_linked_zoom_and_every_
     page.mouse.up()
     drawdown = page.locator("#drawdown-chart svg")
     full = str(results["equityCurve"]["points"][0]["timestamp"])
-    # the charts redraw after the event: wait for it (a read right after the double click once
-    # saw both charts still zoomed, 11-30)
+    # the charts redraw after each event: wait for it rather than read the attributes at once
+    # (a double click on the curve itself once left both charts zoomed: charts.js, 11-30)
     expect(equity).not_to_have_attribute("data-from", full)
     zoomed = [equity.get_attribute(a) for a in ("data-from", "data-to")]
     assert int(zoomed[0] or 0) > int(full)
