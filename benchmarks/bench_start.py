@@ -8,7 +8,8 @@ first answers and again ``--settle`` seconds later (the workers' warm-ups run af
 answers).
 
 ``--before-src DIR`` alternates rounds with the service of another checkout (``git worktree
-add DIR REV``), started as its console script then did (``backtestd.cli.main:app``), with
+add DIR REV``), started through ``--before-entry`` (the console script's entry point at that
+revision: ``backtestd.cli.main:app`` before 55c3ee4, ``backtestd.cli.launch:main`` since), with
 ``PYTHONPATH=DIR/src``: both run from the same ``.venv``, so only the project's code differs.
 
     .venv/bin/python benchmarks/bench_start.py --rounds 3 [--before-src /tmp/before]
@@ -30,14 +31,20 @@ from tests.support.server import BIN, LiveServer  # noqa: E402
 
 from bench_sweep import cpu_by_kind, cpu_seconds  # noqa: E402
 
-OLD_SCRIPT = (
-    "import sys\nfrom backtestd.cli.main import app\n"
-    "if __name__ == '__main__':\n    sys.exit(app())\n"
-)
-"""The console script as it was before ``backtestd.cli.launch`` (what spawned workers re-import)."""
+
+def console_script(entry: str) -> str:
+    """A console script like pip writes for ``module:function`` (what spawned workers
+    re-import)."""
+    module, function = entry.split(":")
+    return (
+        f"import sys\nfrom {module} import {function}\n"
+        f"if __name__ == '__main__':\n    sys.exit({function}())\n"
+    )
 
 
-def start_round(before_src: Path | None, settle_s: float) -> tuple[float, float, float, str]:
+def start_round(
+    before_src: Path | None, before_entry: str, settle_s: float
+) -> tuple[float, float, float, str]:
     """Wall seconds to the first answer, CPU seconds then and after ``settle_s`` more, by kind."""
     with tempfile.TemporaryDirectory() as tmp:
         server = LiveServer(Path(tmp) / "data")
@@ -45,7 +52,7 @@ def start_round(before_src: Path | None, settle_s: float) -> tuple[float, float,
         command = [str(BIN), "serve"]
         if before_src is not None:
             script = Path(tmp) / "backtestd"
-            script.write_text(OLD_SCRIPT)
+            script.write_text(console_script(before_entry))
             command = [sys.executable, str(script), "serve"]
             env["PYTHONPATH"] = str(before_src / "src")
         server.data_dir.mkdir(parents=True)
@@ -74,6 +81,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="fresh servers of each kind")
     parser.add_argument("--settle", type=float, default=20.0, help="seconds after the answer")
     parser.add_argument("--before-src", type=Path, help="a checkout to alternate with")
+    parser.add_argument(
+        "--before-entry",
+        default="backtestd.cli.main:app",
+        help="the other checkout's console-script entry point (module:function)",
+    )
     args = parser.parse_args()
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         print("PYTHONDONTWRITEBYTECODE is set: Python writes no bytecode of its own")
@@ -82,7 +94,7 @@ def main() -> None:
     for n in range(1, args.rounds + 1):
         for kind in kinds:
             name = "before" if kind else "this"
-            answered, first, total, parts = start_round(kind, args.settle)
+            answered, first, total, parts = start_round(kind, args.before_entry, args.settle)
             totals.setdefault(name, []).append(total)
             print(
                 f"round {n} {name}: answered after {answered:.1f} s ({first:.1f} CPU s); "

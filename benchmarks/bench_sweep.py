@@ -78,7 +78,13 @@ def _kind(root: int, pid: int) -> str:
         return "gone"
     if pid == root:
         return "server"
+    if b"multiprocessing.forkserver" in cmd and _parent(pid) == root:
+        return "fork server"  # the workers forked from it share its command line
     return "engine host" if b"HostMain" in cmd else "worker"
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
 def _stat_seconds(stat: Path) -> float:

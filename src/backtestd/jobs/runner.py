@@ -62,12 +62,19 @@ def warm_worker(settings_json: str) -> None:
     try:
         keep_freed_memory()
         ctx = context_for(settings_json, build_worker_context)
-        warm_up_kernels()
-        warm_up_csv_parser()
-        _warm_up_arrow()
+        load_compiled_code()
         ctx.engines.start()
     except Exception:
         log.warning("worker warm-up failed; the first job will pay for it", exc_info=True)
+
+
+def load_compiled_code() -> None:
+    """What every worker process loads the same way, whoever it serves: the numba kernels, the
+    CSV parser and pyarrow's first array. A worker forked from the fork server finds them
+    loaded there already (``executors.worker_image``) and this costs nothing."""
+    warm_up_kernels()
+    warm_up_csv_parser()
+    _warm_up_arrow()
 
 
 def _warm_up_arrow() -> None:

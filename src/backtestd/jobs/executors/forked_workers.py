@@ -1,0 +1,34 @@
+"""Dask worker processes forked from a fork server that has loaded the job stack once.
+
+Dask starts a worker process with ``spawn`` by default: a fresh interpreter imports Dask,
+numpy, numba, SQLAlchemy, pyarrow and the job modules, and loads the compiled kernels from
+numba's cache, in every worker and again in every worker its nanny restarts (about 3 CPU s a
+worker on the development machine, most of a service's start). With ``forkserver`` one
+process, started before the first worker, imports all that (``worker_image``) and forks each
+worker from itself. That process is fresh, not the service: a worker inherits no thread, socket,
+database connection or key of the API process, exactly as with ``spawn``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+
+import dask.config
+import distributed.utils
+
+PRELOAD = ["distributed", "backtestd.jobs.executors.worker_image"]
+"""What the fork server imports before it forks anything (by name: importing ``worker_image``
+here would load the kernels into the API process)."""
+
+
+def fork_workers_from_image() -> None:
+    """Have Dask's nannies started after this call fork their workers from the fork server.
+
+    Dask's own first use of ``forkserver`` would set the fork server's preload list to Dask's
+    packages (importing numpy, pandas and lz4 into this process to find them) and would not
+    include ours; marking it done and setting ours instead keeps both out of the API process.
+    The list is read when the fork server starts, at the first worker.
+    """
+    dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
+    distributed.utils._forkserver_preload_set = True
+    multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)

@@ -1,0 +1,91 @@
+"""The embedded cluster's workers are forked from a fork server that loaded the job stack once.
+
+A spawned worker imported Dask, numba, SQLAlchemy and the job modules and loaded the compiled
+kernels itself, at every start and every restart (``forked_workers``). These tests read a worker
+process the executor really started: its parent, what it holds before any task or warm-up ran,
+and the same after its nanny replaced it; and that none of it was loaded into this process.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from backtestd.jobs.executors.dask import DaskExecutor
+from backtestd.settings import Settings
+
+IMAGE = "backtestd.jobs.executors.worker_image"
+_ALREADY_IMPORTED = frozenset(sys.modules)
+"""What this test process had imported before the executor started (other test modules may
+import pandas themselves)."""
+
+
+def _what_the_worker_holds() -> dict[str, object]:
+    from backtestd.engine.kernel import run_kernel
+
+    return {
+        "pid": os.getpid(),
+        "parent": os.getppid(),
+        "image": IMAGE in sys.modules,
+        "kernel_loaded": len(run_kernel.signatures) > 0,
+    }
+
+
+def _parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+@pytest.fixture(scope="module")
+def executor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskExecutor]:
+    built = DaskExecutor(
+        Settings(
+            data_dir=tmp_path_factory.mktemp("dask-data"),
+            dask_workers=1,
+            warm_workers=False,  # what the worker holds comes from the fork server alone
+            live_enabled=False,
+        )
+    )
+    try:
+        yield built
+    finally:
+        built.close()
+
+
+def _the_worker(executor: DaskExecutor) -> dict[str, object]:
+    answers = executor._client.run(_what_the_worker_holds)
+    assert len(answers) == 1
+    (held,) = answers.values()
+    return held
+
+
+def test_a_worker_starts_with_the_job_stack_and_kernels_loaded_by_its_fork_server(
+    executor: DaskExecutor,
+) -> None:
+    held = _the_worker(executor)
+    assert held["image"] is True
+    assert held["kernel_loaded"] is True
+    fork_server = int(str(held["parent"]))
+    assert fork_server != os.getpid(), "the worker was started by this process itself"
+    assert _parent_of(fork_server) == os.getpid()
+
+
+def test_the_api_process_loads_neither_the_image_nor_dask_s_own_preload_list(
+    executor: DaskExecutor,
+) -> None:
+    """Dask's default fork-server preload would have imported pandas here to list it."""
+    assert _the_worker(executor)["image"] is True
+    assert IMAGE not in sys.modules
+    assert "pandas" not in sys.modules or "pandas" in _ALREADY_IMPORTED
+
+
+def test_a_restarted_worker_is_forked_from_the_same_fork_server(executor: DaskExecutor) -> None:
+    first = _the_worker(executor)
+    executor._client.restart(wait_for_workers=True, timeout=60)
+    second = _the_worker(executor)
+    assert second["pid"] != first["pid"]
+    assert second["parent"] == first["parent"]
+    assert second["kernel_loaded"] is True
