@@ -40,16 +40,22 @@ class Cluster:
 
 
 def _worker_pids(worker: subprocess.Popen[bytes]) -> set[int]:
-    """The worker process and its children (the nanny runs the job in a child)."""
-    pids = {worker.pid}
+    """The worker process and its descendants (the nanny runs the job in a process forked
+    from its fork server, a grandchild)."""
+    parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[1]) == worker.pid:
-                pids.add(int(entry.name))
+            parents[int(entry.name)] = int(fields[1])
+    pids = {worker.pid}
+    grew = True
+    while grew:
+        found = {pid for pid, parent in parents.items() if parent in pids}
+        grew = not found <= pids
+        pids |= found
     return pids
 
 
