@@ -25,12 +25,16 @@ def serve(
     data_dir: DataDirOption = None,
 ) -> None:
     """Start the service; migrates the database first."""
-    from backtestd.api.app import create_app
-    from backtestd.services.container import build_services
-
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     settings = settings_from(data_dir, host=host, port=port)
     listener = _reserve_port(settings.host, settings.port)
+    if not settings.dask_scheduler:  # the embedded cluster forks its workers from it
+        from backtestd.jobs.executors.forked_workers import start_fork_server
+
+        start_fork_server()  # on the other core while the API's modules are imported below
+    from backtestd.api.app import create_app
+    from backtestd.services.container import build_services
+
     try:
         services = build_services(settings)
     except BacktestdError as exc:  # e.g. the object store refused the credentials

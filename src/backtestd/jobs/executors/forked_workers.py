@@ -12,6 +12,7 @@ database connection or key of the API process, exactly as with ``spawn``.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.forkserver
 
 import dask.config
 import distributed.utils
@@ -32,3 +33,11 @@ def fork_workers_from_image() -> None:
     dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
     distributed.utils._forkserver_preload_set = True
     multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)
+
+
+def start_fork_server() -> None:
+    """Start the fork server now, so that it imports the workers' stack while this process
+    imports its own (the API's): the workers are forked as soon as the cluster asks for them
+    rather than after the fork server's imports."""
+    fork_workers_from_image()
+    multiprocessing.forkserver.ensure_running()
