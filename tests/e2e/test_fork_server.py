@@ -1,0 +1,97 @@
+"""Black-box: the fork server the workers come from can die without taking the service with it.
+
+The embedded cluster forks its workers from one process (``jobs/executors/forked_workers.py``).
+Killed (the kernel's OOM killer, an operator's ``kill``), its workers' nannies lose track of
+them: each worker is then stopped with its engine host, a new fork server starts, new workers
+are forked from it, and jobs run as before. Nothing of the old ones is left running.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from qtsurfer_sdk import auth
+
+from tests.e2e.backtest_helpers import recent_range, wait_prepare, wait_result
+from tests.support.server import LiveServer
+from tests.support.strategies import source
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _fork_servers(server: LiveServer) -> list[int]:
+    assert server.process is not None
+    return [
+        pid
+        for pid in _children(server.process.pid)
+        if b"multiprocessing.forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]
+
+
+def _wait_for(check: Callable[[], bool], timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check() and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
+def test_a_killed_fork_server_is_replaced_and_its_workers_leave_nothing_behind(
+    tmp_path: Path,
+) -> None:
+    server = LiveServer(tmp_path / "data", extra_env={"BACKTESTD_DASK_WORKERS": "2"})
+    server.start()
+    try:
+        (fork_server,) = _fork_servers(server)
+        _wait_for(lambda: len(_children(fork_server)) == 2)
+        workers = _children(fork_server)
+        assert len(workers) == 2
+        _wait_for(lambda: all(_children(worker) for worker in workers))  # their engine hosts
+        old = workers + [jvm for worker in workers for jvm in _children(worker)]
+
+        os.kill(fork_server, signal.SIGKILL)
+
+        _wait_for(lambda: not any(_running(pid) for pid in old))
+        assert [pid for pid in old if _running(pid)] == []
+        _wait_for(lambda: len(_fork_servers(server)) == 1)
+        (replacement,) = _fork_servers(server)
+        assert replacement != fork_server
+        _wait_for(lambda: len(_children(replacement)) == 2)
+        assert len(_children(replacement)) == 2
+
+        session = auth(server.create_key("after-the-fork-server"), base_url=server.base_url)
+        start, end = recent_range(1)
+        prepared = session.prepare(
+            exchange_id="sim", type_="ticker", instrument="BTC/USDT", from_=start, to=end
+        )
+        assert wait_prepare(session, "sim", "ticker", prepared.job_id).status.value == "Completed"
+        strategy = session.compile_strategy(source("ema_cross.java")).strategy_id
+        run = session.execute(
+            exchange_id="sim", type_="ticker", prepare_job_id=prepared.job_id, strategy_id=strategy
+        )
+        body = wait_result(session, "sim", "ticker", run.job_id, timeout=120)
+        assert body["state"]["status"] == "Completed", body
+        worker_pid = int(body["results"]["hostName"].rsplit(":", 1)[1])
+        assert worker_pid in _children(replacement)
+    finally:
+        server.stop()
