@@ -3,13 +3,15 @@
 The embedded cluster forks its workers from one process (``jobs/executors/forked_workers.py``).
 Killed (the kernel's OOM killer, an operator's ``kill``), its workers' nannies lose track of
 them: each worker is then stopped with its engine host, a new fork server starts, new workers
-are forked from it, and jobs run as before. Nothing of the old ones is left running.
+are forked from it, and the job that was running runs again on one of them, as after any
+worker's death. Nothing of the old ones is left running.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -50,24 +52,48 @@ def _fork_servers(server: LiveServer) -> list[int]:
     ]
 
 
+def _attempts(data_dir: Path, job_id: str) -> int:
+    with sqlite3.connect(data_dir / "backtestd.sqlite3") as db:
+        (attempts,) = db.execute("SELECT attempts FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
+    return int(attempts)
+
+
 def _wait_for(check: Callable[[], bool], timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not check() and time.monotonic() < deadline:
         time.sleep(0.2)
 
 
-def test_a_killed_fork_server_is_replaced_and_its_workers_leave_nothing_behind(
+def test_a_killed_fork_server_is_replaced_its_workers_leave_nothing_and_their_job_runs_again(
     tmp_path: Path,
 ) -> None:
     server = LiveServer(tmp_path / "data", extra_env={"BACKTESTD_DASK_WORKERS": "2"})
     server.start()
     try:
+        session = auth(server.create_key("fork-server-kim"), base_url=server.base_url)
         (fork_server,) = _fork_servers(server)
         _wait_for(lambda: len(_children(fork_server)) == 2)
         workers = _children(fork_server)
         assert len(workers) == 2
         _wait_for(lambda: all(_children(worker) for worker in workers))  # their engine hosts
         old = workers + [jvm for worker in workers for jvm in _children(worker)]
+        # 96 hours: still running when the kill lands (as in test_cluster's drill)
+        start, end = recent_range(96, end_hours_ago=30)
+        prepared = session.prepare(
+            exchange_id="sim", type_="ticker", instrument="BTC/USDT", from_=start, to=end
+        )
+
+        def started() -> bool:
+            state = session.get_prepare_status(
+                exchange_id="sim", type_="ticker", job_id=prepared.job_id
+            )
+            return bool(state.status.value == "Started" and state.completed > 0)
+
+        _wait_for(started)
+        state = session.get_prepare_status(
+            exchange_id="sim", type_="ticker", job_id=prepared.job_id
+        )
+        assert state.status.value == "Started", state.to_dict()
 
         os.kill(fork_server, signal.SIGKILL)
 
@@ -79,12 +105,11 @@ def test_a_killed_fork_server_is_replaced_and_its_workers_leave_nothing_behind(
         _wait_for(lambda: len(_children(replacement)) == 2)
         assert len(_children(replacement)) == 2
 
-        session = auth(server.create_key("after-the-fork-server"), base_url=server.base_url)
-        start, end = recent_range(1)
-        prepared = session.prepare(
-            exchange_id="sim", type_="ticker", instrument="BTC/USDT", from_=start, to=end
-        )
-        assert wait_prepare(session, "sim", "ticker", prepared.job_id).status.value == "Completed"
+        final = wait_prepare(session, "sim", "ticker", prepared.job_id, timeout=300)
+        assert final.status.value == "Completed"
+        assert final.total_hours == 96
+        assert final.completed == final.size == 96
+        assert _attempts(server.data_dir, prepared.job_id) == 2  # killed once, ran once more
         strategy = session.compile_strategy(source("ema_cross.java")).strategy_id
         run = session.execute(
             exchange_id="sim", type_="ticker", prepare_job_id=prepared.job_id, strategy_id=strategy
