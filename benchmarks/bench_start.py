@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -43,7 +44,7 @@ def console_script(entry: str) -> str:
 
 
 def start_round(
-    before_src: Path | None, before_entry: str, settle_s: float
+    before_src: Path | None, before_entry: str, settle_s: float, restart: bool
 ) -> tuple[float, float, float, str]:
     """Wall seconds to the first answer, CPU seconds then and after ``settle_s`` more, by kind."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -68,6 +69,8 @@ def start_round(
             at_answer = cpu_seconds(server.process.pid)
             time.sleep(settle_s)
             settled = cpu_seconds(server.process.pid)
+            if restart:
+                print("  " + restart_worker(server, settle_s), flush=True)
         finally:
             server.stop()
     first = sum(cpu_by_kind(zero, at_answer).values())
@@ -76,11 +79,43 @@ def start_round(
     return answered, first, sum(used.values()), parts
 
 
+def restart_worker(server: LiveServer, settle_s: float) -> str:
+    """SIGKILL one Dask worker (what the OOM killer does) and measure its replacement: wall
+    seconds until the scheduler registers a new worker, CPU seconds of the whole service from
+    the kill until ``settle_s`` later (the new worker's warm-up and engine host included)."""
+    assert server.process is not None
+    root = server.process.pid
+    before = cpu_seconds(root)
+    worker = next(pid for pid, (kind, _) in before.items() if kind == "worker" and _python(pid))
+    registered = server.log_path.read_text().count("Register worker")
+    killed = time.monotonic()
+    os.kill(worker, signal.SIGKILL)
+    while server.log_path.read_text().count("Register worker") <= registered:
+        if time.monotonic() - killed > 120:
+            return "restart: no new worker registered within 120 s"
+        time.sleep(0.05)
+    joined = time.monotonic() - killed
+    time.sleep(settle_s)
+    used = cpu_by_kind(before, cpu_seconds(root))
+    parts = ", ".join(f"{kind} {s:.1f}" for kind, s in sorted(used.items()) if kind != "gone")
+    return (
+        f"worker killed: a new one registered after {joined:.2f} s; "
+        f"{sum(used.values()):.1f} CPU s until {settle_s:.0f} s after ({parts})"
+    )
+
+
+def _python(pid: int) -> bool:
+    return b"python" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="fresh servers of each kind")
     parser.add_argument("--settle", type=float, default=20.0, help="seconds after the answer")
     parser.add_argument("--before-src", type=Path, help="a checkout to alternate with")
+    parser.add_argument(
+        "--restart", action="store_true", help="then kill a worker and time its replacement"
+    )
     parser.add_argument(
         "--before-entry",
         default="backtestd.cli.main:app",
@@ -94,7 +129,9 @@ def main() -> None:
     for n in range(1, args.rounds + 1):
         for kind in kinds:
             name = "before" if kind else "this"
-            answered, first, total, parts = start_round(kind, args.before_entry, args.settle)
+            answered, first, total, parts = start_round(
+                kind, args.before_entry, args.settle, args.restart
+            )
             totals.setdefault(name, []).append(total)
             print(
                 f"round {n} {name}: answered after {answered:.1f} s ({first:.1f} CPU s); "
