@@ -24,6 +24,7 @@ from qtsurfer_sdk import AuthenticatedSession, auth
 
 from tests.e2e.backtest_helpers import recent_range, wait_prepare, wait_result
 from tests.support.ports import free_port
+from tests.support.processes import descendants
 from tests.support.server import BIN, LiveServer, harness_environment
 from tests.support.services import S3_TEST_CREDENTIALS, s3_server, temporary_postgres_database
 from tests.support.strategies import source
@@ -42,21 +43,7 @@ class Cluster:
 def _worker_pids(worker: subprocess.Popen[bytes]) -> set[int]:
     """The worker process and its descendants (the nanny runs the job in a process forked
     from its fork server, a grandchild)."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            parents[int(entry.name)] = int(fields[1])
-    pids = {worker.pid}
-    grew = True
-    while grew:
-        found = {pid for pid, parent in parents.items() if parent in pids}
-        grew = not found <= pids
-        pids |= found
-    return pids
+    return descendants(worker.pid)
 
 
 def _start_worker(env: dict[str, str], root: Path, name: str) -> subprocess.Popen[bytes]:
@@ -354,7 +341,7 @@ def _busiest(workers: list[subprocess.Popen[bytes]], seconds: float) -> int:
 
 def _tree_ticks(worker: subprocess.Popen[bytes]) -> int:
     total = 0
-    for pid in _descendants(worker.pid):
+    for pid in descendants(worker.pid):
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
@@ -369,7 +356,7 @@ def _tree_cpu(worker: subprocess.Popen[bytes], seconds: float) -> int:
 
     def ticks() -> int:
         total = 0
-        for pid in _descendants(worker.pid):
+        for pid in descendants(worker.pid):
             try:
                 fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
@@ -380,24 +367,6 @@ def _tree_cpu(worker: subprocess.Popen[bytes], seconds: float) -> int:
     before = ticks()
     time.sleep(seconds)
     return ticks() - before
-
-
-def _descendants(root: int) -> set[int]:
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            parents[int(entry.name)] = int(fields[1])
-    found, frontier = {root}, [root]
-    while frontier:
-        parent = frontier.pop()
-        children = [pid for pid, ppid in parents.items() if ppid == parent]
-        found.update(children)
-        frontier.extend(children)
-    return found
 
 
 @dataclass

@@ -19,36 +19,17 @@ from pathlib import Path
 from qtsurfer_sdk import auth
 
 from tests.e2e.backtest_helpers import recent_range, wait_prepare, wait_result
+from tests.support.processes import children, command_line, running
 from tests.support.server import LiveServer
 from tests.support.strategies import source
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid and fields[0] != "Z":
-                found.append(int(entry.name))
-    return found
-
-
-def _running(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _fork_servers(server: LiveServer) -> list[int]:
     assert server.process is not None
     return [
         pid
-        for pid in _children(server.process.pid)
-        if b"multiprocessing.forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        for pid in children(server.process.pid)
+        if b"multiprocessing.forkserver" in command_line(pid)
     ]
 
 
@@ -72,11 +53,11 @@ def test_a_killed_fork_server_is_replaced_its_workers_leave_nothing_and_their_jo
     try:
         session = auth(server.create_key("fork-server-kim"), base_url=server.base_url)
         (fork_server,) = _fork_servers(server)
-        _wait_for(lambda: len(_children(fork_server)) == 2)
-        workers = _children(fork_server)
+        _wait_for(lambda: len(children(fork_server)) == 2)
+        workers = children(fork_server)
         assert len(workers) == 2
-        _wait_for(lambda: all(_children(worker) for worker in workers))  # their engine hosts
-        old = workers + [jvm for worker in workers for jvm in _children(worker)]
+        _wait_for(lambda: all(children(worker) for worker in workers))  # their engine hosts
+        old = workers + [jvm for worker in workers for jvm in children(worker)]
         # 96 hours: still running when the kill lands (as in test_cluster's drill)
         start, end = recent_range(96, end_hours_ago=30)
         prepared = session.prepare(
@@ -97,13 +78,13 @@ def test_a_killed_fork_server_is_replaced_its_workers_leave_nothing_and_their_jo
 
         os.kill(fork_server, signal.SIGKILL)
 
-        _wait_for(lambda: not any(_running(pid) for pid in old))
-        assert [pid for pid in old if _running(pid)] == []
+        _wait_for(lambda: not any(running(pid) for pid in old))
+        assert [pid for pid in old if running(pid)] == []
         _wait_for(lambda: len(_fork_servers(server)) == 1)
         (replacement,) = _fork_servers(server)
         assert replacement != fork_server
-        _wait_for(lambda: len(_children(replacement)) == 2)
-        assert len(_children(replacement)) == 2
+        _wait_for(lambda: len(children(replacement)) == 2)
+        assert len(children(replacement)) == 2
 
         final = wait_prepare(session, "sim", "ticker", prepared.job_id, timeout=300)
         assert final.status.value == "Completed"
@@ -117,6 +98,6 @@ def test_a_killed_fork_server_is_replaced_its_workers_leave_nothing_and_their_jo
         body = wait_result(session, "sim", "ticker", run.job_id, timeout=120)
         assert body["state"]["status"] == "Completed", body
         worker_pid = int(body["results"]["hostName"].rsplit(":", 1)[1])
-        assert worker_pid in _children(replacement)
+        assert worker_pid in children(replacement)
     finally:
         server.stop()

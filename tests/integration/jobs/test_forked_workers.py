@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from backtestd.jobs.executors.dask import DaskExecutor
 from backtestd.settings import Settings
+from tests.support.processes import command_line, parent_of
 
 IMAGE = "backtestd.jobs.executors.worker_image"
 
@@ -30,10 +30,6 @@ def _what_the_worker_holds() -> dict[str, object]:
         "image": IMAGE in sys.modules,
         "kernel_loaded": len(run_kernel.signatures) > 0,
     }
-
-
-def _parent_of(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +63,7 @@ def test_a_worker_starts_with_the_job_stack_and_kernels_loaded_by_its_fork_serve
     assert held["kernel_loaded"] is True
     fork_server = int(str(held["parent"]))
     assert fork_server != os.getpid(), "the worker was started by this process itself"
-    assert _parent_of(fork_server) == os.getpid()
+    assert parent_of(fork_server) == os.getpid()
 
 
 def test_the_api_process_loads_neither_the_image_nor_dask_s_own_preload_list(
@@ -77,7 +73,7 @@ def test_the_api_process_loads_neither_the_image_nor_dask_s_own_preload_list(
     listed) is not the one the fork server was started with, and the image it loads is not
     loaded here."""
     fork_server = int(str(_the_worker(executor)["parent"]))
-    command = Path(f"/proc/{fork_server}/cmdline").read_bytes().decode()
+    command = command_line(fork_server).decode()
     assert "multiprocessing.forkserver" in command
     assert IMAGE in command
     assert "pandas" not in command
