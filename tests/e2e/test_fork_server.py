@@ -56,6 +56,11 @@ def test_a_killed_fork_server_is_replaced_its_workers_leave_nothing_and_their_jo
         _wait_for(lambda: len(children(fork_server)) == 2)
         workers = children(fork_server)
         assert len(workers) == 2
+        for worker in workers:  # what Dask's nanny sets for a worker, the fork server started ahead
+            environment = Path(f"/proc/{worker}/environ").read_bytes().split(b"\0")
+            assert b"OMP_NUM_THREADS=1" in environment
+            assert b"OPENBLAS_NUM_THREADS=1" in environment
+            assert b"MALLOC_TRIM_THRESHOLD_=65536" in environment
         _wait_for(lambda: all(children(worker) for worker in workers))  # their engine hosts
         old = workers + [jvm for worker in workers for jvm in children(worker)]
         # 96 hours: still running when the kill lands (as in test_cluster's drill)

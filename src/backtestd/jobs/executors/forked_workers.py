@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.forkserver
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import dask.config
 import distributed.utils
@@ -40,4 +43,29 @@ def start_fork_server() -> None:
     imports its own (the API's): the workers are forked as soon as the cluster asks for them
     rather than after the fork server's imports."""
     fork_workers_from_image()
-    multiprocessing.forkserver.ensure_running()
+    with _worker_environment():
+        multiprocessing.forkserver.ensure_running()
+
+
+@contextmanager
+def _worker_environment() -> Iterator[None]:
+    """This process's environment plus what Dask's nanny sets before it starts a worker (one
+    BLAS thread, glibc's trim threshold, a fixed hash seed: ``pre-spawn-environ``).
+
+    A worker forked from the fork server has the fork server's environment, taken when it
+    started: started by the nanny, after the nanny set those, it has them; started ahead,
+    here, it must be given them. They are set for the fork server only, not for the API
+    process (where the nanny sets them only later, once the API has imported numpy), and
+    nothing else runs in this process yet to see the change.
+    """
+    configured = dask.config.get("distributed.nanny.pre-spawn-environ") or {}
+    extra = {k: str(v) for k, v in configured.items() if v is not None and k not in os.environ}
+    if os.environ.get("PYTHONHASHSEED") in (None, "0"):
+        extra["PYTHONHASHSEED"] = "6640"  # the nanny's choice, for the same hashes everywhere
+    saved = dict(os.environ)
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
