@@ -228,6 +228,10 @@ class Settings(BaseSettings):
     # Start each worker's engine host (with its built-in JIT warm-up, docs/engine-host.md) and
     # load the numba kernels as the worker joins, not in its first job (docs/sweeps.md).
     warm_workers: bool = True
+    # Fork Dask's worker processes from a fork server that loaded the job stack once
+    # (jobs/executors/forked_workers.py), on Linux; false, or another system, spawns each one
+    # as a fresh interpreter, Dask's default (docs/deployment.md, "Forked workers").
+    fork_workers: bool = True
     # Run the engine host's built-in JIT warm-up (WarmUp.java) on worker hosts. Off by default:
     # a stateless strategy now keeps one loaded class for all its runs, and the warm-up's own
     # listener classes made the engine's call into it megamorphic, about 12-16 % slower in a

@@ -106,3 +106,22 @@ def test_a_killed_fork_server_is_replaced_its_workers_leave_nothing_and_their_jo
         assert worker_pid in children(replacement)
     finally:
         server.stop()
+
+
+def test_with_fork_workers_off_serve_spawns_its_workers_itself(tmp_path: Path) -> None:
+    server = LiveServer(
+        tmp_path / "data",
+        extra_env={"BACKTESTD_DASK_WORKERS": "2", "BACKTESTD_FORK_WORKERS": "false"},
+    )
+    server.start()
+    try:
+        assert server.process is not None
+        assert _fork_servers(server) == []
+        spawned = [
+            pid
+            for pid in children(server.process.pid)
+            if b"multiprocessing.spawn" in command_line(pid)
+        ]
+        assert len(spawned) == 2  # the API answers once the cluster's workers have joined
+    finally:
+        server.stop()

@@ -28,10 +28,11 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     settings = settings_from(data_dir, host=host, port=port)
     listener = _reserve_port(settings.host, settings.port)
-    if not settings.dask_scheduler:  # the embedded cluster forks its workers from it
-        from backtestd.jobs.executors.forked_workers import start_fork_server
+    if not settings.dask_scheduler:  # the embedded cluster's workers
+        from backtestd.jobs.executors.forked_workers import forking_applies, start_fork_server
 
-        start_fork_server()  # on the other core while the API's modules are imported below
+        if forking_applies(settings):
+            start_fork_server()  # on the other core while the API's modules are imported below
     from backtestd.api.app import create_app
     from backtestd.services.container import build_services
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -87,3 +88,26 @@ def test_a_restarted_worker_is_forked_from_the_same_fork_server(executor: DaskEx
     assert second["pid"] != first["pid"]
     assert second["parent"] == first["parent"]
     assert second["kernel_loaded"] is True
+
+
+def test_with_fork_workers_off_a_worker_is_spawned_by_this_process(
+    executor: DaskExecutor, tmp_path: Path
+) -> None:
+    """``BACKTESTD_FORK_WORKERS=false`` (and any system but Linux): Dask's spawn, as before.
+    Last in this module: the forked cluster above restarts no worker after it."""
+    spawning = DaskExecutor(
+        Settings(
+            data_dir=tmp_path / "spawned",
+            dask_workers=1,
+            warm_workers=False,
+            live_enabled=False,
+            fork_workers=False,
+        )
+    )
+    try:
+        held = _the_worker(spawning)
+        assert held["parent"] == os.getpid()
+        assert held["image"] is False
+        assert held["kernel_loaded"] is False
+    finally:
+        spawning.close()

@@ -19,7 +19,7 @@ import dask.config
 from distributed import Client, LocalCluster, Nanny, fire_and_forget, get_client
 from distributed.security import Security
 
-from backtestd.jobs.executors.forked_workers import fork_workers_from_image
+from backtestd.jobs.executors.forked_workers import start_workers_as_configured
 from backtestd.jobs.executors.live_plugin import LiveRuns
 from backtestd.jobs.executors.quiet_interrupt import PRELOAD as QUIET_INTERRUPT
 from backtestd.jobs.executors.warm import WarmUp
@@ -144,7 +144,7 @@ class DaskExecutor:
             # run code as this service; so it always speaks mutual TLS, with a throwaway CA and
             # certificates held in memory by this process and its worker processes only.
             security = security or Security.temporary()
-            fork_workers_from_image()
+            start_workers_as_configured(settings)
             workers = settings.dask_workers or (os.cpu_count() or 1)
             self._cluster = LocalCluster(
                 n_workers=workers,
@@ -217,7 +217,7 @@ def run_worker(settings: Settings, address: str, nthreads: int) -> None:
     scratch = str(settings.data_dir.resolve() / "dask-scratch")
     security = dask_security(settings)
     dask.config.set(MONITORING)
-    fork_workers_from_image()  # a restarted worker is a fork, not a fresh interpreter
+    start_workers_as_configured(settings)  # forked: a restarted worker is a fork
 
     async def run() -> None:
         async with Nanny(

@@ -14,15 +14,38 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.forkserver
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import dask.config
 import distributed.utils
 
+from backtestd.settings import Settings
+
 PRELOAD = ["distributed", "backtestd.jobs.executors.worker_image"]
 """What the fork server imports before it forks anything (by name: importing ``worker_image``
 here would load the kernels into the API process)."""
+
+
+def forking_applies(settings: Settings) -> bool:
+    """Whether this service forks its workers: asked for (``fork_workers``) and on Linux.
+
+    Elsewhere spawning stays: macOS's system libraries (numpy's Accelerate BLAS among them)
+    are not safe to use in a forked child, which is why Python spawns there by default, and
+    Windows has no fork at all.
+    """
+    return settings.fork_workers and sys.platform.startswith("linux")
+
+
+def start_workers_as_configured(settings: Settings) -> None:
+    """Have the nannies started after this call fork their workers from the fork server or,
+    where forking does not apply, spawn them (set either way: one process may build clusters
+    with both settings, as the tests do)."""
+    if forking_applies(settings):
+        fork_workers_from_image()
+    else:
+        dask.config.set({"distributed.worker.multiprocessing-method": "spawn"})
 
 
 def fork_workers_from_image() -> None:
