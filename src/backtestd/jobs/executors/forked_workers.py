@@ -2,8 +2,8 @@
 
 Dask starts a worker process with ``spawn`` by default: a fresh interpreter imports Dask,
 numpy, numba, SQLAlchemy, pyarrow and the job modules, and loads the compiled kernels from
-numba's cache, in every worker and again in every worker its nanny restarts (about 3 CPU s a
-worker on the development machine, most of a service's start). With ``forkserver`` one
+numba's cache, in every worker and again in every worker its nanny restarts (1.4-3 CPU s a
+worker on the development machine, by its load: most of a service's start). With ``forkserver`` one
 process, started before the first worker, imports all that (``worker_image``) and forks each
 worker from itself. That process is fresh, not the service: a worker inherits no thread, socket,
 database connection or key of the API process, exactly as with ``spawn``.
