@@ -43,6 +43,7 @@ import httpx
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.support.processes import parent_of  # noqa: E402
 from tests.support.server import LiveServer  # noqa: E402
 from tests.support.strategies import source  # noqa: E402
 
@@ -78,13 +79,9 @@ def _kind(root: int, pid: int) -> str:
         return "gone"
     if pid == root:
         return "server"
-    if b"multiprocessing.forkserver" in cmd and _parent(pid) == root:
+    if b"multiprocessing.forkserver" in cmd and parent_of(pid) == root:
         return "fork server"  # the workers forked from it share its command line
     return "engine host" if b"HostMain" in cmd else "worker"
-
-
-def _parent(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
 def _stat_seconds(stat: Path) -> float:

@@ -354,19 +354,9 @@ def _tree_cpu(worker: subprocess.Popen[bytes], seconds: float) -> int:
     """CPU ticks the worker's process tree (job process and engine host included) used over
     ``seconds``."""
 
-    def ticks() -> int:
-        total = 0
-        for pid in descendants(worker.pid):
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += int(fields[11]) + int(fields[12])  # utime + stime
-        return total
-
-    before = ticks()
+    before = _tree_ticks(worker)
     time.sleep(seconds)
-    return ticks() - before
+    return _tree_ticks(worker) - before
 
 
 @dataclass
