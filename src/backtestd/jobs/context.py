@@ -66,6 +66,7 @@ def build_worker_context(settings: Settings) -> WorkerContext:
             heap_mb=settings.engine_heap_mb,
             series_cache_mb=settings.engine_series_cache_mb,  # the host keeps at most half its heap
             column_cache_mb=settings.engine_column_cache_mb,  # likewise
+            committed_heap_mb=settings.engine_committed_heap_mb,
             run_cpu_limit_s=settings.run_cpu_limit_seconds,
             compile_cpu_limit_s=settings.compile_cpu_limit_seconds,
             # Off unless asked for (settings.engine_warm_up, docs/engine-host.md "Warm-up").

@@ -59,3 +59,30 @@ def test_a_host_churning_its_series_cache_keeps_its_heap_near_the_cache(tmp_path
             committed.append(host.ping()["heap_committed"] >> 20)
 
     assert max(committed) <= 2.5 * SERIES_CACHE_MB, committed
+
+
+def _rss_mib(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return int(next(line.split()[1] for line in status if line.startswith("VmRSS"))) >> 10
+
+
+def test_a_host_with_a_committed_heap_has_touched_it_before_its_first_request() -> None:
+    """``committed_heap_mb`` (a worker's host: ``BACKTESTD_ENGINE_COMMITTED_HEAP_MB``): the heap
+    is committed and every page of it resident when the host has said hello, so the first
+    sweeps do not fault it in (docs/engine-host.md, "A heap touched at start"); a host without
+    it commits as it grows. The committed size is capped by the heap."""
+    jar = locate_engine_jar()
+    with EngineHost(HostConfig(jar=jar, heap_mb=512, committed_heap_mb=256)) as touched:
+        touched.start()
+        assert touched.pid is not None
+        # the JVM's committed figure leaves out one survivor space
+        assert touched.ping()["heap_committed"] >> 20 >= 0.9 * 256
+        assert _rss_mib(touched.pid) >= 256
+    with EngineHost(HostConfig(jar=jar, heap_mb=512, extra_jvm_args=("-Xms64m",))) as grown:
+        grown.start()
+        assert grown.pid is not None
+        assert grown.ping()["heap_committed"] >> 20 < 128
+        assert _rss_mib(grown.pid) < 200
+    with EngineHost(HostConfig(jar=jar, heap_mb=128, committed_heap_mb=512)) as capped:
+        capped.start()
+        assert capped.ping()["heap_committed"] >> 20 <= 128

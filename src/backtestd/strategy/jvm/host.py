@@ -156,6 +156,13 @@ class HostConfig:
     data larger than it is read from the files). None leaves the host's default, a fifth of its
     heap."""
 
+    committed_heap_mb: int = 0
+    """Heap committed and touched before the host serves (``-Xms`` with
+    ``-XX:+AlwaysPreTouch``; at most ``heap_mb``; 0: committed as it grows). A worker's host
+    fills its heap with its caches over its first sweeps; each page's first touch was system
+    time of the thread that touched it, microseconds on a VM (docs/engine-host.md, "A heap
+    touched at start"), and a heap that shrank after a full collection paid it again."""
+
     def argv(self, jar: Path) -> list[str]:
         """The java command line of one host."""
         return [
@@ -174,6 +181,7 @@ class HostConfig:
             # over 1,000 vectors; 490 MiB with these, the same CPU; docs/benchmarks.md).
             "-XX:MinHeapFreeRatio=10",
             "-XX:MaxHeapFreeRatio=25",
+            *self._committed_heap(),
             "-XX:-UsePerfData",
             "-XX:MaxMetaspaceSize=256m",
             "-Dfile.encoding=UTF-8",
@@ -203,6 +211,10 @@ class HostConfig:
                 else ()
             ),
         ]
+
+    def _committed_heap(self) -> tuple[str, ...]:
+        committed = min(self.committed_heap_mb, self.heap_mb)
+        return (f"-Xms{committed}m", "-XX:+AlwaysPreTouch") if committed > 0 else ()
 
     def ceiling_bytes(self) -> int:
         """RSS above which the host is recycled (default: twice the heap plus 512 MiB)."""

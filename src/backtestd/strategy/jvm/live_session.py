@@ -92,8 +92,8 @@ class _Session:
 
 def live_host_config(config: HostConfig | None = None, heap_mb: int | None = None) -> HostConfig:
     """``config`` (default: a fresh one with a :data:`DEFAULT_HEAP_MB` heap) made fit for live
-    sessions: never recycled, no caches built for backtests (series and column copies), no
-    warm-up. ``heap_mb`` overrides the heap."""
+    sessions: never recycled, no caches built for backtests (series and column copies) nor a
+    heap committed for them, no warm-up. ``heap_mb`` overrides the heap."""
     base = config or HostConfig(heap_mb=DEFAULT_HEAP_MB)
     return replace(
         base,
@@ -103,6 +103,7 @@ def live_host_config(config: HostConfig | None = None, heap_mb: int | None = Non
         warm_up=False,
         series_cache_mb=0,
         column_cache_mb=0,
+        committed_heap_mb=0,
     )
 
 
