@@ -44,6 +44,10 @@ def _environment(env: dict[str, str]) -> Iterator[None]:
         os.environ.update(saved)
 
 
+PORT_TAKEN = "Address already in use"
+"""What ``backtestd serve`` says when its port is taken (``cli/serve.py``)."""
+
+
 class LiveServer:
     """Starts the service the way users do; ``stop`` terminates it."""
 
@@ -66,9 +70,25 @@ class LiveServer:
 
     def start(self, timeout: float = 180.0) -> None:
         """Wait up to ``timeout`` for the API to answer: a loaded 2-core machine (a CI run beside
-        other work) has been seen to need over 60 s for the Dask workers and the JVM."""
-        self.start_process()
-        self.wait_until_answering(timeout)
+        other work) has been seen to need over 60 s for the Dask workers and the JVM.
+
+        A port found free when this server was made can be taken before it binds (CI once saw
+        a replica of ``test_cluster`` refused with "Address already in use"): the server then
+        exits at once, saying so, and starts again on another free port."""
+        for attempt in range(3):
+            self.start_process()
+            try:
+                self.wait_until_answering(timeout)
+                return
+            except RuntimeError:
+                if attempt == 2 or PORT_TAKEN not in self.log_path.read_text():
+                    raise
+            self._move_to(free_port())
+
+    def _move_to(self, port: int) -> None:
+        self.port = port
+        self.base_url = f"http://127.0.0.1:{port}/v1"
+        self.env["BACKTESTD_PORT"] = str(port)
 
     def start_process(self) -> None:
         """Launch ``backtestd serve`` without waiting for it."""
