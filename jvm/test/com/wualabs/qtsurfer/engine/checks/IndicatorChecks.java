@@ -190,6 +190,7 @@ final class IndicatorChecks {
         series("SMA(1)", new SmaRTIndicator(1), x, Ref.sma(x, 1));
         series("SMA(20)", new SmaRTIndicator(20), x, Ref.sma(x, 20));
         series("SMA(20) continuous", new SmaRTIndicator(20, false), x, Ref.smaContinuous(x, 20));
+        smaBits();
         series("EMA(9)", new EmaRTIndicator(9), x, Ref.ema(x, 9));
         series("EMA(1)", new EmaRTIndicator(1), x, Ref.ema(x, 1));
         series("EMA(21)", new EmaRTIndicator(21), x, Ref.ema(x, 21));
@@ -378,6 +379,102 @@ final class IndicatorChecks {
         ro.reset();
         Check.isTrue(shared.isReady(), "ro().reset does not reset the target");
         Check.isTrue(ro.ro() == ro, "ro() of a view is the view");
+    }
+
+    /**
+     * The SMA as it was written before it kept its own ring (a {@link com.wualabs.qtsurfer.engine.indicators.core.DoubleRing},
+     * re-summed when it wrapped): {@link SmaRTIndicator#update} and the series loop {@link SmaRTIndicator#updateAll}
+     * must give its values bit for bit.
+     */
+    static final class RingSma {
+        private final int periods;
+        private final boolean discrete;
+        private final com.wualabs.qtsurfer.engine.indicators.core.DoubleRing ring;
+        private double sum;
+        double value = Double.NaN;
+
+        RingSma(int periods, boolean discrete) {
+            this.periods = periods;
+            this.discrete = discrete;
+            this.ring = new com.wualabs.qtsurfer.engine.indicators.core.DoubleRing(periods);
+        }
+
+        double update(double x) {
+            if (x != x) {
+                return value;
+            }
+            double old = ring.push(x);
+            if (old == old) {
+                sum += x - old;
+                if (ring.wrapped()) {
+                    sum = ring.sum();
+                }
+            } else {
+                sum += x;
+            }
+            int n = ring.size();
+            if (n == periods) {
+                value = sum / periods;
+            } else if (!discrete) {
+                value = sum / n;
+            }
+            return value;
+        }
+    }
+
+    /** Raw bits of {@code SmaRTIndicator} by update, by updateAll in uneven chunks and by both mixed, against {@link RingSma}. */
+    static void smaBits() {
+        Random r = new Random(31);
+        int n = 20_000;
+        double[] in = new double[n];
+        double px = 50_000;
+        for (int i = 0; i < n; i++) {
+            px += r.nextGaussian() * 3;
+            in[i] = i % 97 == 5 ? Double.NaN : i % 1_001 == 7 ? -0.0 : i < 3 ? Double.NaN : px;
+        }
+        in[15_000] = Double.POSITIVE_INFINITY; // the window then holds an infinity, the sum NaN, until it leaves
+        int[] periods = {1, 2, 7, 20, 200};
+        int mismatches = 0;
+        for (int p : periods) {
+            for (boolean discrete : new boolean[] {true, false}) {
+                RingSma ref = new RingSma(p, discrete);
+                SmaRTIndicator one = new SmaRTIndicator(p, discrete);
+                SmaRTIndicator bulk = new SmaRTIndicator(p, discrete);
+                SmaRTIndicator mixed = new SmaRTIndicator(p, discrete);
+                double[] out = new double[n];
+                double v = Double.NaN;
+                double vMixed = Double.NaN;
+                double[] chunk = new double[n];
+                for (int at = 0, len = 1; at < n; at += len, len = Math.min(2 * len + 3, 4_096)) {
+                    len = Math.min(len, n - at);
+                    System.arraycopy(in, at, chunk, 0, len);
+                    v = bulk.updateAll(chunk, len, out, at, v);
+                    if ((at / 7) % 2 == 0) {
+                        vMixed = mixed.updateAll(chunk, len, null, 0, vMixed);
+                    } else {
+                        for (int k = 0; k < len; k++) {
+                            vMixed = chunk[k] == chunk[k] ? mixed.update(chunk[k]) : vMixed;
+                        }
+                    }
+                }
+                double vRef = Double.NaN;
+                for (int i = 0; i < n; i++) {
+                    vRef = in[i] == in[i] ? ref.update(in[i]) : vRef;
+                    double vOne = in[i] == in[i] ? one.update(in[i]) : (i == 0 ? Double.NaN : out[i - 1]);
+                    long want = Double.doubleToRawLongBits(vRef);
+                    if (Double.doubleToRawLongBits(out[i]) != want
+                            || in[i] == in[i] && Double.doubleToRawLongBits(vOne) != want) {
+                        mismatches++;
+                    }
+                }
+                if (Double.doubleToRawLongBits(vMixed) != Double.doubleToRawLongBits(vRef)
+                        || Double.doubleToRawLongBits(mixed.getValue()) != Double.doubleToRawLongBits(ref.value)
+                        || mixed.isReady() != one.isReady() || bulk.isReady() != one.isReady()) {
+                    mismatches++;
+                }
+            }
+        }
+        Check.equal(0, mismatches, "SMA by update, by updateAll in chunks and mixed: the ring SMA's bits");
     }
 
     static void nanInputs() {
