@@ -150,8 +150,8 @@ public final class RunSeries {
      * With one loop for all, a host that had computed EMA series for other users' strategies called
      * a sweep's SMA through the virtual table for every value: a sweep after six other strategies
      * took 1.16-1.23 times as long as before them, 1.02-1.05 with a loop each (docs/engine-host.md,
-     * "Profile pollution"). The same calls in the same order: the same values. The SMA's loop is its own
-     * ({@link SmaRTIndicator#updateAll}): the same operations with the indicator's state in locals.
+     * "Profile pollution"). The same calls in the same order: the same values. The SMA's and the EMA's loops are
+     * their own ({@code updateAll}): the same operations with the indicator's state in locals.
      */
     private double run(DoubleBuffer column, boolean held, RTIndicator ind, int n, double[] out) {
         double[] chunk = new double[Math.max(1, Math.min(CHUNK, n))];
@@ -172,10 +172,7 @@ public final class RunSeries {
             if (ind instanceof SmaRTIndicator sma) {
                 v = sma.updateAll(chunk, len, out, at, v); // the loop below, its state in locals
             } else if (ind instanceof EmaRTIndicator ema) {
-                for (int k = 0; k < len; k++) {
-                    v = chunk[k] == chunk[k] ? ema.update(chunk[k]) : v;
-                    store(out, at + k, v);
-                }
+                v = ema.updateAll(chunk, len, out, at, v);
             } else {
                 for (int k = 0; k < len; k++) {
                     v = chunk[k] == chunk[k] ? ind.update(chunk[k]) : v;

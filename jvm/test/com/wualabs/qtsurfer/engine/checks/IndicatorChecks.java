@@ -422,8 +422,8 @@ final class IndicatorChecks {
         }
     }
 
-    /** Raw bits of {@code SmaRTIndicator} by update, by updateAll in uneven chunks and by both mixed, against {@link RingSma}. */
-    static void smaBits() {
+    /** Inputs for the bulk-update checks: a walk with NaNs, -0.0, leading NaNs and one infinity. */
+    static double[] bulkInputs() {
         Random r = new Random(31);
         int n = 20_000;
         double[] in = new double[n];
@@ -433,48 +433,88 @@ final class IndicatorChecks {
             in[i] = i % 97 == 5 ? Double.NaN : i % 1_001 == 7 ? -0.0 : i < 3 ? Double.NaN : px;
         }
         in[15_000] = Double.POSITIVE_INFINITY; // the window then holds an infinity, the sum NaN, until it leaves
-        int[] periods = {1, 2, 7, 20, 200};
-        int mismatches = 0;
-        for (int p : periods) {
-            for (boolean discrete : new boolean[] {true, false}) {
-                RingSma ref = new RingSma(p, discrete);
-                SmaRTIndicator one = new SmaRTIndicator(p, discrete);
-                SmaRTIndicator bulk = new SmaRTIndicator(p, discrete);
-                SmaRTIndicator mixed = new SmaRTIndicator(p, discrete);
-                double[] out = new double[n];
-                double v = Double.NaN;
-                double vMixed = Double.NaN;
-                double[] chunk = new double[n];
-                for (int at = 0, len = 1; at < n; at += len, len = Math.min(2 * len + 3, 4_096)) {
-                    len = Math.min(len, n - at);
-                    System.arraycopy(in, at, chunk, 0, len);
-                    v = bulk.updateAll(chunk, len, out, at, v);
-                    if ((at / 7) % 2 == 0) {
-                        vMixed = mixed.updateAll(chunk, len, null, 0, vMixed);
-                    } else {
-                        for (int k = 0; k < len; k++) {
-                            vMixed = chunk[k] == chunk[k] ? mixed.update(chunk[k]) : vMixed;
-                        }
-                    }
-                }
-                double vRef = Double.NaN;
-                for (int i = 0; i < n; i++) {
-                    vRef = in[i] == in[i] ? ref.update(in[i]) : vRef;
-                    double vOne = in[i] == in[i] ? one.update(in[i]) : (i == 0 ? Double.NaN : out[i - 1]);
-                    long want = Double.doubleToRawLongBits(vRef);
-                    if (Double.doubleToRawLongBits(out[i]) != want
-                            || in[i] == in[i] && Double.doubleToRawLongBits(vOne) != want) {
-                        mismatches++;
-                    }
-                }
-                if (Double.doubleToRawLongBits(vMixed) != Double.doubleToRawLongBits(vRef)
-                        || Double.doubleToRawLongBits(mixed.getValue()) != Double.doubleToRawLongBits(ref.value)
-                        || mixed.isReady() != one.isReady() || bulk.isReady() != one.isReady()) {
-                    mismatches++;
+        return in;
+    }
+
+    /** An indicator's series loop ({@code updateAll}) and its {@code update}, as the checks below use them. */
+    interface Bulk {
+        double updateAll(double[] in, int len, double[] out, int at, double v);
+    }
+
+    /**
+     * Values of {@code bulk} fed {@code in} by {@code updateAll} in uneven chunks, and of {@code mixed} fed
+     * chunks alternately by {@code updateAll} and by {@code update}, against {@code want} (each input's value,
+     * NaN inputs holding the last): the count of values whose bits differ, plus one if the two indicators
+     * end in another value or readiness than {@code end}.
+     */
+    static int bulkMismatches(double[] in, double[] want, Bulk bulk, RTIndicator mixedInd, Bulk mixed, RTIndicator end) {
+        int n = in.length;
+        double[] out = new double[n];
+        double[] chunk = new double[n];
+        double v = Double.NaN;
+        double vMixed = Double.NaN;
+        for (int at = 0, len = 1; at < n; at += len, len = Math.min(2 * len + 3, 4_096)) {
+            len = Math.min(len, n - at);
+            System.arraycopy(in, at, chunk, 0, len);
+            v = bulk.updateAll(chunk, len, out, at, v);
+            if ((at / 7) % 2 == 0) {
+                vMixed = mixed.updateAll(chunk, len, null, 0, vMixed);
+            } else {
+                for (int k = 0; k < len; k++) {
+                    vMixed = chunk[k] == chunk[k] ? mixedInd.update(chunk[k]) : vMixed;
                 }
             }
         }
+        int mismatches = 0;
+        for (int i = 0; i < n; i++) {
+            if (Double.doubleToRawLongBits(out[i]) != Double.doubleToRawLongBits(want[i])) {
+                mismatches++;
+            }
+        }
+        if (Double.doubleToRawLongBits(vMixed) != Double.doubleToRawLongBits(want[n - 1])
+                || Double.doubleToRawLongBits(mixedInd.getValue()) != Double.doubleToRawLongBits(end.getValue())
+                || mixedInd.isReady() != end.isReady()) {
+            mismatches++;
+        }
+        return mismatches;
+    }
+
+    /** Each input's value through {@code step} (NaN inputs skipped: the last value held). */
+    static double[] stepped(double[] in, java.util.function.DoubleUnaryOperator step) {
+        double[] want = new double[in.length];
+        double v = Double.NaN;
+        for (int i = 0; i < in.length; i++) {
+            v = in[i] == in[i] ? step.applyAsDouble(in[i]) : v;
+            want[i] = v;
+        }
+        return want;
+    }
+
+    /** The SMA's series loop and its update against the ring SMA, the EMA's series loop against its update. */
+    static void smaBits() {
+        double[] in = bulkInputs();
+        int mismatches = 0;
+        for (int p : new int[] {1, 2, 7, 20, 200}) {
+            for (boolean discrete : new boolean[] {true, false}) {
+                RingSma ref = new RingSma(p, discrete);
+                double[] want = stepped(in, ref::update);
+                SmaRTIndicator one = new SmaRTIndicator(p, discrete);
+                mismatches += java.util.Arrays.equals(stepped(in, one::update), want) ? 0 : 1;
+                SmaRTIndicator bulk = new SmaRTIndicator(p, discrete);
+                SmaRTIndicator mixed = new SmaRTIndicator(p, discrete);
+                mismatches += bulkMismatches(in, want, bulk::updateAll, mixed, mixed::updateAll, one);
+            }
+        }
         Check.equal(0, mismatches, "SMA by update, by updateAll in chunks and mixed: the ring SMA's bits");
+        mismatches = 0;
+        for (int p : new int[] {1, 2, 9, 21, 200}) {
+            EmaRTIndicator one = new EmaRTIndicator(p);
+            double[] want = stepped(in, one::update);
+            EmaRTIndicator bulk = new EmaRTIndicator(p);
+            EmaRTIndicator mixed = new EmaRTIndicator(p);
+            mismatches += bulkMismatches(in, want, bulk::updateAll, mixed, mixed::updateAll, one);
+        }
+        Check.equal(0, mismatches, "EMA by updateAll in chunks and mixed: update's bits");
     }
 
     static void nanInputs() {

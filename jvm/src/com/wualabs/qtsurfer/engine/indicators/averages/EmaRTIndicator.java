@@ -38,6 +38,55 @@ public final class EmaRTIndicator extends BaseRTIndicator {
         }
     }
 
+    /**
+     * Engine-internal: for each of {@code in[0 .. len)} in turn, {@code v = x == x ? update(x) : v}, with
+     * {@code v} written to {@code out[at + k]} after each one (when {@code out} is not null); returns the last
+     * {@code v}. What a series computed ahead does with a column ({@code RunSeries}), as
+     * {@link SmaRTIndicator#updateAll}: {@link #accept}'s operations in the same order with the state in
+     * locals (through {@link #update} the value was stored and loaded again as a field between two inputs,
+     * in the chain every input depends on), written back at the end; the same bits.
+     */
+    public double updateAll(double[] in, int len, double[] out, int at, double v) {
+        if (source != null) {
+            for (int k = 0; k < len; k++) {
+                double x = in[k];
+                v = x == x ? update(x) : v;
+                if (out != null) {
+                    out[at + k] = v;
+                }
+            }
+            return v;
+        }
+        final double a = alpha;
+        double val = value;
+        boolean on = ready;
+        int n = count;
+        double seed = seedSum;
+        for (int k = 0; k < len; k++) {
+            double x = in[k];
+            if (x == x) {
+                if (on) {
+                    val += a * (x - val);
+                } else {
+                    seed += x;
+                    if (++n == periods) {
+                        val = seed / periods;
+                        on = true;
+                    }
+                }
+                v = val;
+            }
+            if (out != null) {
+                out[at + k] = v;
+            }
+        }
+        value = val;
+        ready = on;
+        count = n;
+        seedSum = seed;
+        return v;
+    }
+
     @Override
     protected void clear() {
         count = 0;
