@@ -48,14 +48,7 @@ public final class EmaRTIndicator extends BaseRTIndicator {
      */
     public double updateAll(double[] in, int len, double[] out, int at, double v) {
         if (source != null) {
-            for (int k = 0; k < len; k++) {
-                double x = in[k];
-                v = x == x ? update(x) : v;
-                if (out != null) {
-                    out[at + k] = v;
-                }
-            }
-            return v;
+            return updateEach(in, len, out, at, v);
         }
         final double a = alpha;
         double val = value;

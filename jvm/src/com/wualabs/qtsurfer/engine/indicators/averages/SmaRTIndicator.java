@@ -84,14 +84,7 @@ public final class SmaRTIndicator extends BaseRTIndicator {
      */
     public double updateAll(double[] in, int len, double[] out, int at, double v) {
         if (source != null) {
-            for (int k = 0; k < len; k++) {
-                double x = in[k];
-                v = x == x ? update(x) : v;
-                if (out != null) {
-                    out[at + k] = v;
-                }
-            }
-            return v;
+            return updateEach(in, len, out, at, v);
         }
         final int p = periods;
         final double[] w = window;

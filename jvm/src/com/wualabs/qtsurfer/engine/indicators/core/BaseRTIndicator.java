@@ -37,6 +37,23 @@ public abstract class BaseRTIndicator extends AbstractRTIndicator {
         return value;
     }
 
+    /**
+     * For each of {@code in[0 .. len)} in turn, {@code v = x == x ? update(x) : v}, with {@code v} written to
+     * {@code out[at + k]} after each one (when {@code out} is not null); returns the last {@code v}. The
+     * series loop of an indicator that has none of its own, or has a source ({@code updateAll} of the SMA
+     * and the EMA).
+     */
+    protected final double updateEach(double[] in, int len, double[] out, int at, double v) {
+        for (int k = 0; k < len; k++) {
+            double x = in[k];
+            v = x == x ? update(x) : v;
+            if (out != null) {
+                out[at + k] = v;
+            }
+        }
+        return v;
+    }
+
     /** Consumes one non-NaN input, updating {@link #value} and {@link #ready}. */
     protected abstract void accept(double x);
 
