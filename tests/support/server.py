@@ -72,9 +72,9 @@ class LiveServer:
         """Wait up to ``timeout`` for the API to answer: a loaded 2-core machine (a CI run beside
         other work) has been seen to need over 60 s for the Dask workers and the JVM.
 
-        A port found free when this server was made can be taken before it binds (CI once saw
-        a replica of ``test_cluster`` refused with "Address already in use"): the server then
-        exits at once, saying so, and starts again on another free port."""
+        A port found free when this server was made can be taken before it binds (a run of the
+        suite saw a replica of ``test_cluster`` refused with "Address already in use"): the
+        server then exits at once, saying so, and starts again on another free port."""
         for attempt in range(3):
             self.start_process()
             try:
