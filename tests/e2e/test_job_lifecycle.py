@@ -119,11 +119,14 @@ def test_runaway_execution_fails_its_own_job_only(server: LiveServer) -> None:
 
 
 def test_unfinished_prepare_is_resumed_after_a_restart(tmp_path: Path) -> None:
+    """A prepare long enough to be caught half done: with 8 days of hours and a poll every 0.2 s
+    the prepare once completed between two polls (a fresh-clone run of .ci/run)."""
+    hours = 24 * 30
     server = LiveServer(tmp_path / "restart", extra_env={"BACKTESTD_DASK_WORKERS": "1"})
     server.start()
     try:
         session = auth(server.create_key("restarter"), base_url=server.base_url)
-        start, end = recent_range(24 * 8, end_hours_ago=48)
+        start, end = recent_range(hours, end_hours_ago=48)
         job = session.prepare(
             exchange_id="sim", type_="ticker", instrument="XRP/USDT", from_=start, to=end
         )
@@ -132,15 +135,15 @@ def test_unfinished_prepare_is_resumed_after_a_restart(tmp_path: Path) -> None:
             state = session.get_prepare_status(exchange_id="sim", type_="ticker", job_id=job.job_id)
             if state.status.value == "Started" and state.completed > 0:
                 break
-            time.sleep(0.2)
+            time.sleep(0.05)
         assert state.status.value == "Started", state.to_dict()
         server.stop()
         server.start()
         session = auth(server.create_key("restarter"), base_url=server.base_url)
         final = wait_prepare(session, "sim", "ticker", job.job_id, timeout=300)
         assert final.status.value == "Completed"
-        assert final.total_hours == 24 * 8
-        assert final.completed == final.size == 24 * 8
+        assert final.total_hours == hours
+        assert final.completed == final.size == hours
         assert "resubmitted 1 unfinished jobs" in server.log_path.read_text()
     finally:
         server.stop()
