@@ -39,10 +39,10 @@ def _attempts(data_dir: Path, job_id: str) -> int:
     return int(attempts)
 
 
-def _wait_for(check: Callable[[], bool], timeout: float = 60.0) -> None:
+def _wait_for(check: Callable[[], bool], timeout: float = 60.0, interval: float = 0.2) -> None:
     deadline = time.monotonic() + timeout
     while not check() and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(interval)
 
 
 def test_a_killed_fork_server_is_replaced_its_workers_leave_nothing_and_their_job_runs_again(
@@ -63,8 +63,10 @@ def test_a_killed_fork_server_is_replaced_its_workers_leave_nothing_and_their_jo
             assert b"MALLOC_TRIM_THRESHOLD_=65536" in environment
         _wait_for(lambda: all(children(worker) for worker in workers))  # their engine hosts
         old = workers + [jvm for worker in workers for jvm in children(worker)]
-        # 96 hours: still running when the kill lands (as in test_cluster's drill)
-        start, end = recent_range(96, end_hours_ago=30)
+        # 240 hours, polled every 0.05 s: still running when the kill lands (8 days of another
+        # prepare once completed between two 0.2 s polls, test_job_lifecycle)
+        hours = 240
+        start, end = recent_range(hours, end_hours_ago=30)
         prepared = session.prepare(
             exchange_id="sim", type_="ticker", instrument="BTC/USDT", from_=start, to=end
         )
@@ -75,7 +77,7 @@ def test_a_killed_fork_server_is_replaced_its_workers_leave_nothing_and_their_jo
             )
             return bool(state.status.value == "Started" and state.completed > 0)
 
-        _wait_for(started)
+        _wait_for(started, interval=0.05)
         state = session.get_prepare_status(
             exchange_id="sim", type_="ticker", job_id=prepared.job_id
         )
@@ -93,8 +95,8 @@ def test_a_killed_fork_server_is_replaced_its_workers_leave_nothing_and_their_jo
 
         final = wait_prepare(session, "sim", "ticker", prepared.job_id, timeout=300)
         assert final.status.value == "Completed"
-        assert final.total_hours == 96
-        assert final.completed == final.size == 96
+        assert final.total_hours == hours
+        assert final.completed == final.size == hours
         assert _attempts(server.data_dir, prepared.job_id) == 2  # killed once, ran once more
         strategy = session.compile_strategy(source("ema_cross.java")).strategy_id
         run = session.execute(
