@@ -37,6 +37,22 @@ def wait_prepare(
     raise AssertionError(f"prepare {job_id} not finished after {timeout}s")
 
 
+def wait_prepare_half_done(
+    session: AuthenticatedSession, exchange: str, type_: str, job_id: str, timeout: float = 120
+) -> Any:
+    """The prepare's state once it is seen running with some hours done, polled every 0.05 s (a
+    test that interrupts a prepare needs it half done; 8 days of hours once completed between
+    two 0.2 s polls); its last state if that was never seen, for the caller to assert on."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = session.get_prepare_status(exchange_id=exchange, type_=type_, job_id=job_id)
+        if state.status.value == "Started" and state.completed > 0:
+            return state
+        if state.status.value in TERMINAL or time.monotonic() >= deadline:
+            return state
+        time.sleep(0.05)
+
+
 def wait_result(
     session: AuthenticatedSession, exchange: str, type_: str, job_id: str, timeout: float = 300
 ) -> dict[str, Any]:

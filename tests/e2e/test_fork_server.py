@@ -18,7 +18,12 @@ from pathlib import Path
 
 from qtsurfer_sdk import auth
 
-from tests.e2e.backtest_helpers import recent_range, wait_prepare, wait_result
+from tests.e2e.backtest_helpers import (
+    recent_range,
+    wait_prepare,
+    wait_prepare_half_done,
+    wait_result,
+)
 from tests.support.processes import children, command_line, running
 from tests.support.server import LiveServer
 from tests.support.strategies import source
@@ -39,10 +44,10 @@ def _attempts(data_dir: Path, job_id: str) -> int:
     return int(attempts)
 
 
-def _wait_for(check: Callable[[], bool], timeout: float = 60.0, interval: float = 0.2) -> None:
+def _wait_for(check: Callable[[], bool], timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not check() and time.monotonic() < deadline:
-        time.sleep(interval)
+        time.sleep(0.2)
 
 
 def test_a_killed_fork_server_is_replaced_its_workers_leave_nothing_and_their_job_runs_again(
@@ -63,24 +68,13 @@ def test_a_killed_fork_server_is_replaced_its_workers_leave_nothing_and_their_jo
             assert b"MALLOC_TRIM_THRESHOLD_=65536" in environment
         _wait_for(lambda: all(children(worker) for worker in workers))  # their engine hosts
         old = workers + [jvm for worker in workers for jvm in children(worker)]
-        # 240 hours, polled every 0.05 s: still running when the kill lands (8 days of another
-        # prepare once completed between two 0.2 s polls, test_job_lifecycle)
+        # 240 hours: still running when the kill lands (wait_prepare_half_done)
         hours = 240
         start, end = recent_range(hours, end_hours_ago=30)
         prepared = session.prepare(
             exchange_id="sim", type_="ticker", instrument="BTC/USDT", from_=start, to=end
         )
-
-        def started() -> bool:
-            state = session.get_prepare_status(
-                exchange_id="sim", type_="ticker", job_id=prepared.job_id
-            )
-            return bool(state.status.value == "Started" and state.completed > 0)
-
-        _wait_for(started, interval=0.05)
-        state = session.get_prepare_status(
-            exchange_id="sim", type_="ticker", job_id=prepared.job_id
-        )
+        state = wait_prepare_half_done(session, "sim", "ticker", prepared.job_id)
         assert state.status.value == "Started", state.to_dict()
 
         os.kill(fork_server, signal.SIGKILL)

@@ -15,7 +15,13 @@ import httpx
 import pytest
 from qtsurfer_sdk import auth
 
-from tests.e2e.backtest_helpers import call, recent_range, wait_prepare, wait_result
+from tests.e2e.backtest_helpers import (
+    call,
+    recent_range,
+    wait_prepare,
+    wait_prepare_half_done,
+    wait_result,
+)
 from tests.support.server import LiveServer
 from tests.support.strategies import source
 
@@ -130,12 +136,7 @@ def test_unfinished_prepare_is_resumed_after_a_restart(tmp_path: Path) -> None:
         job = session.prepare(
             exchange_id="sim", type_="ticker", instrument="XRP/USDT", from_=start, to=end
         )
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            state = session.get_prepare_status(exchange_id="sim", type_="ticker", job_id=job.job_id)
-            if state.status.value == "Started" and state.completed > 0:
-                break
-            time.sleep(0.05)
+        state = wait_prepare_half_done(session, "sim", "ticker", job.job_id)
         assert state.status.value == "Started", state.to_dict()
         server.stop()
         server.start()

@@ -55,16 +55,14 @@ class LiveServer:
         self, data_dir: Path, database_url: str = "", extra_env: dict[str, str] | None = None
     ):
         self.data_dir = data_dir
-        self.port = free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self.env = {
             **harness_environment(),
             "BACKTESTD_DATA_DIR": str(data_dir),
-            "BACKTESTD_PORT": str(self.port),
             "BACKTESTD_HOST": "127.0.0.1",
             **({"BACKTESTD_DATABASE_URL": database_url} if database_url else {}),
             **(extra_env or {}),
         }
+        self._move_to(free_port())
         self.log_path = data_dir / "server.log"
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -86,6 +84,7 @@ class LiveServer:
             self._move_to(free_port())
 
     def _move_to(self, port: int) -> None:
+        """Listen on ``port``: the address tests use and the setting the server reads."""
         self.port = port
         self.base_url = f"http://127.0.0.1:{port}/v1"
         self.env["BACKTESTD_PORT"] = str(port)
