@@ -26,6 +26,9 @@ from backtestd.engine.mark_to_market import grid_timestamps
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 
+_NO_FLAGS = np.empty(0, dtype=np.int8)
+"""``equity_pass``'s ``m_new``, which a pass that stores its runs does not read."""
+
 
 def grid_length(from_ms: int, to_ms: int, step_ms: int) -> int:
     """How many instants :func:`grid_timestamps` gives (``to`` included).
@@ -109,6 +112,6 @@ class EquityBook:
         """The runs of the grid equity (the kernel's pass again, storing them this time)."""
         start, value, _, _, _ = equity_pass(
             self.from_ms, self.to_ms, self.step_ms, DAY_MS, self.ts, self.rows,
-            self.ts.shape[0], self.m_ts, self.m_px, self.initial, self.final, True,
+            self.ts.shape[0], self.m_ts, self.m_px, _NO_FLAGS, self.initial, self.final, True,
         )  # fmt: skip
         return EquityRuns(start, value, self.from_ms, self.to_ms, self.step_ms)

@@ -55,6 +55,25 @@ def floor_quotient(d: int, step: int, inv_step: float) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
+def new_instants(m_ts: I64, from_ms: int, step_ms: int) -> I8:
+    """1 where a mark is on a later grid instant than the mark before it (the first mark: 1).
+
+    The marks of a range are cut once per job (``portfolio.Marks``) and read by every trial:
+    with these flags :func:`equity_pass` walks the marks of an open position without a grid
+    quotient per mark (``from_ms <= m_ts``, non-decreasing, as ``Marks.cut`` leaves them).
+    """
+    n = m_ts.shape[0]
+    out = np.empty(n, dtype=np.int8)
+    inv_step = 1.0 / step_ms
+    g_prev = -1
+    for k in range(n):
+        g = floor_quotient(m_ts[k] - from_ms, step_ms, inv_step)
+        out[k] = 1 if g != g_prev else 0
+        g_prev = g
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
 def _seek(a: I64, i: int, n: int, t: int) -> int:
     """The first index at or after ``i`` (and below ``n``) whose timestamp is not before ``t``.
 
@@ -95,6 +114,7 @@ def equity_pass(  # noqa: C901
     n_book: int,
     m_ts: I64,
     m_px: F64,
+    m_new: I8,
     initial: float,
     final: float,
     store: bool,
@@ -115,6 +135,15 @@ def equity_pass(  # noqa: C901
     after the end-of-run close; the value it replaces is no run. A flat account costs nothing
     per grid instant or mark, and a trial stores nothing per mark: the drawdown and the daily
     equity are all its metrics need (``engine/equity_runs.py``).
+
+    Without ``store``, the marks after an open position's first are walked in a loop of their
+    own up to the next fill or day boundary: a mark closes the pending run where ``m_new``
+    (:func:`new_instants`) says it starts an instant, and the instant is computed once, at the
+    walk's end. That is the same sequence of runs (no run there samples a day or is stored),
+    without the quotient, the event dispatch and the day check at every mark. With ``store``
+    the runs' starts are needed, so ``m_new`` is not read (it may be empty). The percent
+    drawdown divides only when the fall from the current peak grows: rounding is monotone, so
+    a smaller fall from the same peak cannot give a larger ratio.
     """
     count = (to_ms - from_ms + step_ms - 1) // step_ms  # instants before `to`; `to` is `count`
     inv_step = 1.0 / step_ms
@@ -131,6 +160,7 @@ def equity_pass(  # noqa: C901
     jd = day_ms // step_ms
     peak = -np.inf
     fall_max = 0.0
+    fall_peak = 0.0  # the largest fall from the current peak (a division only when it grows)
     pct_max = 0.0
     prev = np.nan
     pg, pv = 0, initial  # the pending run: from instant 0, the initial funding
@@ -144,7 +174,8 @@ def equity_pass(  # noqa: C901
     k, k_end, t_end = 0, 0, _NEVER
     phase = 0  # 0: fills and marks, 1: the final cash offered, 2: the last run closed
     while True:
-        if k < k_end and m_ts[k] < t_end:
+        marked = k < k_end and m_ts[k] < t_end
+        if marked:
             x = m_ts[k]
             value = cash + held * m_px[k]
             k += 1
@@ -185,14 +216,17 @@ def equity_pass(  # noqa: C901
                 prev = pv
                 if pv > peak:
                     peak = pv
+                    fall_peak = 0.0
                 else:
                     fall = peak - pv
-                    if fall > fall_max:
-                        fall_max = fall
-                    if peak > 0.0:
-                        pct = fall / peak
-                        if pct > pct_max:
-                            pct_max = pct
+                    if fall > fall_peak:
+                        fall_peak = fall
+                        if fall > fall_max:
+                            fall_max = fall
+                        if peak > 0.0:
+                            pct = fall / peak
+                            if pct > pct_max:
+                                pct_max = pct
             if store and (pv != last or pv == 0.0):
                 rs[nr] = pg
                 rv[nr] = pv
@@ -202,6 +236,35 @@ def equity_pass(  # noqa: C901
         pv = value
         if phase == 2:
             break
+        if marked and not store:  # the open position's next marks, up to a fill or a day
+            lim = t_end
+            if nd < days:
+                t_day = from_ms + jd * step_ms
+                if t_day < lim:
+                    lim = t_day
+            k0 = k  # the walk: each run closes as the branch below closes it
+            while k < k_end and m_ts[k] < lim:
+                if m_new[k] != 0 and pv != prev:
+                    prev = pv
+                    if pv > peak:
+                        peak = pv
+                        fall_peak = 0.0
+                    else:
+                        fall = peak - pv
+                        if fall > fall_peak:
+                            fall_peak = fall
+                            if fall > fall_max:
+                                fall_max = fall
+                            if peak > 0.0:
+                                pct = fall / peak
+                                if pct > pct_max:
+                                    pct_max = pct
+                pv = cash + held * m_px[k]
+                k += 1
+            if k > k0:
+                g = floor_quotient(m_ts[k - 1] - from_ms, step_ms, inv_step) + 1
+                tg = from_ms + g * step_ms
+                pg = g
     daily[days] = final
     if not math.isfinite(fall_max):
         fall_max = 0.0
@@ -218,6 +281,7 @@ def run_kernel(  # noqa: C901 - its steps are closures inside it, see below
     s_px: F64,
     m_ts: I64,
     m_px: F64,
+    m_new: I8,
     from_ms: int,
     to_ms: int,
     step_ms: int,
@@ -227,8 +291,9 @@ def run_kernel(  # noqa: C901 - its steps are closures inside it, see below
 ) -> tuple[F64, I64, int, I64, F64, F64, float, float, float, int]:
     """One backtest over signals and marks already cut to the run range ``[from, to)``.
 
-    ``step_ms`` is the equity grid's cadence (``grid_timestamps(from_ms, to_ms, step_ms)``),
-    ``day_ms`` the daily sampling's day. ``cfg`` = ``[initial, buy_rate, sell_rate,
+    ``m_new`` is ``new_instants(m_ts, from_ms, step_ms)``. ``step_ms`` is the equity grid's
+    cadence (``grid_timestamps(from_ms, to_ms, step_ms)``), ``day_ms`` the daily sampling's
+    day. ``cfg`` = ``[initial, buy_rate, sell_rate,
     buy_fee_base, sell_fee_base, pct_lock (nan = none), percent_gain (nan = none)]``;
     ``mode`` = ``[position_side, multi_entry]``. Returns ``(trade floats [n, 6], trade ints
     [n, 5], n_trades, book timestamps, book [fill price, account value, signed units],
@@ -423,8 +488,8 @@ def run_kernel(  # noqa: C901 - its steps are closures inside it, see below
         _close(last_ts, last_px, _REASON_END)
     n_book = si[5]
     _, _, daily, dd, dd_pct = equity_pass(
-        from_ms, to_ms, step_ms, day_ms, book_ts, book_f, n_book, m_ts, m_px, initial, st[0],
-        False,
+        from_ms, to_ms, step_ms, day_ms, book_ts, book_f, n_book, m_ts, m_px, m_new, initial,
+        st[0], False,
     )  # fmt: skip
     return tf, ti, si[4], book_ts[:n_book], book_f[:n_book], daily, dd, dd_pct, st[0], ignored
 
@@ -442,11 +507,13 @@ def warm_up() -> None:
     ts = np.array([0, 1000], dtype=np.int64)
     px = np.array([10.0, 11.0])
     cfg = np.array([100.0, 0.001, 0.001, 1.0, 0.0, np.nan, np.nan])
+    new = new_instants(ts, 0, 1000)
     _, _, _, book_ts, book_f, daily, _, _, final, _ = run_kernel(
-        ts, np.array([1, -1], dtype=np.int8), px, ts, px, 0, 2000, 1000, 86_400_000, cfg,
+        ts, np.array([1, -1], dtype=np.int8), px, ts, px, new, 0, 2000, 1000, 86_400_000, cfg,
         np.array([1, 0], dtype=np.int64),
     )  # fmt: skip
     daily_ratios(daily)
     equity_pass(  # storing the runs: the specialisation a full-grid equity compiles
-        0, 2000, 1000, 86_400_000, book_ts, book_f, book_ts.shape[0], ts, px, 100.0, final, True
-    )
+        0, 2000, 1000, 86_400_000, book_ts, book_f, book_ts.shape[0], ts, px, new, 100.0, final,
+        True,
+    )  # fmt: skip

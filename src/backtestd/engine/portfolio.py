@@ -42,6 +42,7 @@ from backtestd.engine.kernel import (
     T_QTY,
     T_REASON,
     T_SIDE,
+    new_instants,
     run_kernel,
 )
 
@@ -256,7 +257,9 @@ class Marks:
     Everything :func:`simulate` derives from the marks and the range alone: a sweep shard
     builds it once (:meth:`cut`) and passes it to :func:`simulate_marks` for every parameter
     vector, instead of re-checking a million marks per trial. The grid itself is arithmetic
-    (``from + k * step``, then ``to``): the kernel computes its indices, nobody builds it.
+    (``from + k * step``, then ``to``): the kernel computes its indices, nobody builds it,
+    except which marks start an instant of their own (``m_new``, ``kernel.new_instants``),
+    which every trial's equity pass reads.
     """
 
     from_ms: int
@@ -264,6 +267,7 @@ class Marks:
     grid_step_ms: int
     m_ts: I64
     m_px: F64
+    m_new: I8
 
     @classmethod
     def cut(cls, px_ts: I64, px: F64, *, from_ms: int, to_ms: int, grid_step_ms: int) -> Marks:
@@ -273,12 +277,14 @@ class Marks:
             raise ValueError("grid_step_ms must be positive")
         _check_series(px_ts, px, "mark prices")
         marks = _in_range(px_ts, from_ms, to_ms)
+        m_ts = np.ascontiguousarray(px_ts[marks], dtype=np.int64)
         return cls(
             from_ms=from_ms,
             to_ms=to_ms,
             grid_step_ms=grid_step_ms,
-            m_ts=np.ascontiguousarray(px_ts[marks], dtype=np.int64),
+            m_ts=m_ts,
             m_px=np.ascontiguousarray(px[marks], dtype=np.float64),
+            m_new=new_instants(m_ts, from_ms, grid_step_ms),
         )
 
 
@@ -333,6 +339,7 @@ def simulate_marks(
         np.ascontiguousarray(sig_price[sigs], dtype=np.float64),
         marks.m_ts,
         marks.m_px,
+        marks.m_new,
         marks.from_ms,
         marks.to_ms,
         marks.grid_step_ms,

@@ -19,7 +19,7 @@ from tests.unit.engine import reference_portfolio
 from tests.unit.engine.portfolio_configs import portfolio_configs
 
 from backtestd.engine.equity_runs import EquityRuns, grid_length
-from backtestd.engine.kernel import equity_pass, run_kernel
+from backtestd.engine.kernel import equity_pass, new_instants, run_kernel
 from backtestd.engine.kernel_metrics import daily_equity, daily_equity_runs, equity_stats, run_stats
 from backtestd.engine.mark_to_market import grid_timestamps
 from backtestd.engine.metrics import DAY_MS, compute_metrics, daily_returns, grid_daily_returns
@@ -122,7 +122,7 @@ def _check_against_full_grid(got: PortfolioResult, ref: PortfolioResult, day_ms:
     book = got.equity_book
     _, _, daily, dd, dd_pct = equity_pass(
         *span, day_ms, book.ts, book.rows, book.ts.shape[0], book.m_ts, book.m_px,
-        book.initial, book.final, False,
+        new_instants(book.m_ts, runs.from_ms, runs.step_ms), book.initial, book.final, False,
     )  # fmt: skip
     assert _same_floats(daily, daily_equity(ref.equity, ref.equity_ts, day_ms))
     assert _same_floats(np.array([dd, dd_pct]), np.array(full[2:]))
@@ -219,13 +219,15 @@ def test_a_single_point_grid_is_one_run_of_the_final_cash(initial: float) -> Non
     that shows the final cash; its metrics are those of the one-point array."""
     cfg = kernel_config(PortfolioConfig(initial_funding=initial))
     empty_ts, empty_px = np.zeros(0, dtype=np.int64), np.zeros(0)
+    no_flags = np.zeros(0, dtype=np.int8)
     _, _, _, book_ts, book_f, daily, dd, dd_pct, final, _ = run_kernel(
-        empty_ts, np.zeros(0, dtype=np.int8), empty_px, empty_ts, empty_px,
+        empty_ts, np.zeros(0, dtype=np.int8), empty_px, empty_ts, empty_px, no_flags,
         5, 5, 1_000, DAY_MS, cfg, kernel_mode(PortfolioConfig()),
     )  # fmt: skip
     start, value, _, _, _ = equity_pass(
-        5, 5, 1_000, DAY_MS, book_ts, book_f, 0, empty_ts, empty_px, initial, final, True
-    )
+        5, 5, 1_000, DAY_MS, book_ts, book_f, 0, empty_ts, empty_px, no_flags, initial, final,
+        True,
+    )  # fmt: skip
     runs = EquityRuns(start, value, 5, 5, 1_000)
     grid = grid_timestamps(5, 5, 1_000)
     assert grid_length(5, 5, 1_000) == 1
