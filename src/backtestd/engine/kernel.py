@@ -101,6 +101,22 @@ def _seek(a: I64, i: int, n: int, t: int) -> int:
     return hi
 
 
+@numba.njit(cache=True, nogil=True)
+def _deepest(peak: float, trough: float, fall_max: float, pct_max: float) -> tuple[float, float]:
+    """The drawdown maxima once a peak's values are over, given the lowest of them (``trough``;
+    +inf when there was none). Rounding is monotone: of all the values after a peak, the lowest
+    gives the largest fall and the largest fall over that peak the largest ratio, so a peak
+    needs one subtraction and one division, not one per value."""
+    fall = peak - trough
+    if fall > fall_max:
+        fall_max = fall
+    if peak > 0.0:
+        pct = fall / peak
+        if pct > pct_max:
+            pct_max = pct
+    return fall_max, pct_max
+
+
 # One loop with every step written out, on purpose: with the grid step and the drawdown step
 # as helpers (even numba's inline="always") a 30-day 1 s trial took about 1 ms more.
 @numba.njit(cache=True, nogil=True)
@@ -129,7 +145,7 @@ def equity_pass(  # noqa: C901
     and offers each one's value from the first instant after it: a later offer for the same
     instant replaces the pending one (no instant showed it), an offer for a later instant
     closes the pending run. A closed run feeds the drawdown (``kernel_metrics._drawdown``'s
-    loop), the daily samples at the indices it covers (``kernel_metrics.daily_equity``), and,
+    result), the daily samples at the indices it covers (``kernel_metrics.daily_equity``), and,
     when stored, the run list (merged with the run before when the bits are equal; a zero
     may be -0.0 and always starts a run). The last instant (``to``) shows ``final``, the cash
     after the end-of-run close; the value it replaces is no run. A flat account costs nothing
@@ -141,9 +157,9 @@ def equity_pass(  # noqa: C901
     (:func:`new_instants`) says it starts an instant, and the instant is computed once, at the
     walk's end. That is the same sequence of runs (no run there samples a day or is stored),
     without the quotient, the event dispatch and the day check at every mark. With ``store``
-    the runs' starts are needed, so ``m_new`` is not read (it may be empty). The percent
-    drawdown divides only when the fall from the current peak grows: rounding is monotone, so
-    a smaller fall from the same peak cannot give a larger ratio.
+    the runs' starts are needed, so ``m_new`` is not read (it may be empty). A closed run
+    that is no new peak only lowers the peak's trough; the fall and its ratio are taken once
+    per peak (:func:`_deepest`).
     """
     count = (to_ms - from_ms + step_ms - 1) // step_ms  # instants before `to`; `to` is `count`
     inv_step = 1.0 / step_ms
@@ -159,10 +175,9 @@ def equity_pass(  # noqa: C901
     nd = 1  # the next day boundary to sample, at grid index jd
     jd = day_ms // step_ms
     peak = -np.inf
+    trough = np.inf  # the lowest value since the peak (none yet)
     fall_max = 0.0
-    fall_peak = 0.0  # the largest fall from the current peak (a division only when it grows)
     pct_max = 0.0
-    prev = np.nan
     pg, pv = 0, initial  # the pending run: from instant 0, the initial funding
     g, tg = 0, from_ms  # the first instant after the last event, and its time on the
     # arithmetic grid (from + count*step >= to stands for `to`: every event is before `to`)
@@ -212,21 +227,12 @@ def equity_pass(  # noqa: C901
                 daily[nd] = pv
                 nd += 1
                 jd = (nd * day_ms) // step_ms
-            if pv != prev:  # the same value again: the same fall, no new maximum
-                prev = pv
-                if pv > peak:
-                    peak = pv
-                    fall_peak = 0.0
-                else:
-                    fall = peak - pv
-                    if fall > fall_peak:
-                        fall_peak = fall
-                        if fall > fall_max:
-                            fall_max = fall
-                        if peak > 0.0:
-                            pct = fall / peak
-                            if pct > pct_max:
-                                pct_max = pct
+            if pv > peak:  # a new peak ends the last one's fall
+                fall_max, pct_max = _deepest(peak, trough, fall_max, pct_max)
+                peak = pv
+                trough = np.inf
+            elif pv < trough:
+                trough = pv
             if store and (pv != last or pv == 0.0):
                 rs[nr] = pg
                 rv[nr] = pv
@@ -244,21 +250,13 @@ def equity_pass(  # noqa: C901
                     lim = t_day
             k0 = k  # the walk: each run closes as the branch below closes it
             while k < k_end and m_ts[k] < lim:
-                if m_new[k] != 0 and pv != prev:
-                    prev = pv
+                if m_new[k] != 0:
                     if pv > peak:
+                        fall_max, pct_max = _deepest(peak, trough, fall_max, pct_max)
                         peak = pv
-                        fall_peak = 0.0
-                    else:
-                        fall = peak - pv
-                        if fall > fall_peak:
-                            fall_peak = fall
-                            if fall > fall_max:
-                                fall_max = fall
-                            if peak > 0.0:
-                                pct = fall / peak
-                                if pct > pct_max:
-                                    pct_max = pct
+                        trough = np.inf
+                    elif pv < trough:
+                        trough = pv
                 pv = cash + held * m_px[k]
                 k += 1
             if k > k0:
@@ -266,6 +264,7 @@ def equity_pass(  # noqa: C901
                 tg = from_ms + g * step_ms
                 pg = g
     daily[days] = final
+    fall_max, pct_max = _deepest(peak, trough, fall_max, pct_max)
     if not math.isfinite(fall_max):
         fall_max = 0.0
     pct_max = pct_max * 100.0
