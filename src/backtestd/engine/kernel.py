@@ -20,6 +20,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.engine.prefetch import prefetch
+
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 I8 = npt.NDArray[np.int8]
@@ -33,6 +35,7 @@ _REASON_SIGNAL, _REASON_TAKE_PROFIT, _REASON_END = 0, 1, 2
 
 
 _NEVER = 9_223_372_036_854_775_807  # int64 max: no further event
+_AHEAD = 64  # marks: the equity pass asks for the marks this far ahead (engine/prefetch.py)
 _EXACT_ESTIMATE = 1 << 52  # below it, d * (1 / step) is within one of d // step
 
 
@@ -250,6 +253,8 @@ def equity_pass(  # noqa: C901
                     lim = t_day
             k0 = k  # the walk: each run closes as the branch below closes it
             while k < k_end and m_ts[k] < lim:
+                prefetch(m_ts, k + _AHEAD)  # the next stretch too, past a short flat one
+                prefetch(m_px, k + _AHEAD)
                 if m_new[k] != 0:
                     if pv > peak:
                         fall_max, pct_max = _deepest(peak, trough, fall_max, pct_max)
