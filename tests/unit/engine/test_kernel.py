@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import statistics
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,7 +20,7 @@ from tests.unit.engine import reference_portfolio
 from tests.unit.engine.portfolio_configs import portfolio_configs
 
 from backtestd.domain.sweeps import SweepMetrics
-from backtestd.engine.kernel import floor_quotient
+from backtestd.engine.kernel import floor_quotient, new_instants
 from backtestd.engine.kernel_metrics import equity_stats
 from backtestd.engine.metrics import (
     DAY_MS,
@@ -36,6 +37,7 @@ from backtestd.engine.portfolio import (
     simulate,
     trigger_prices,
 )
+from backtestd.engine.prefetch import prefetch
 
 prices = st.sampled_from([8.0, 9.5, 10.0, 10.1, 11.0, 12.5, 13.0, 0.37, 1234.5])
 
@@ -249,3 +251,44 @@ def test_the_grid_index_estimate_is_exact_just_below_its_limit(step: int) -> Non
     for d in range(top - step, top, max(1, step // 997)):
         for e in (d, (d // step + 1) * step - 1):
             assert floor_quotient(e, step, 1.0 / step) == e // step
+
+
+def test_new_instants_flag_each_mark_that_starts_a_grid_instant_by_hand() -> None:
+    """Grid step 1 s from 10,000 ms: marks in [10,000, 11,000) share instant 0, and so on."""
+    m_ts = np.array([10_000, 10_999, 11_000, 12_500, 12_501, 13_999, 20_000], dtype=np.int64)
+    assert new_instants(m_ts, 10_000, 1_000).tolist() == [1, 0, 1, 1, 0, 1, 1]
+    assert new_instants(np.zeros(0, dtype=np.int64), 0, 1_000).tolist() == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    gaps=st.lists(st.integers(0, 5_000), min_size=1, max_size=200),
+    step=st.sampled_from([1, 7, 250, 1_000, 60_000]),
+    origin=st.sampled_from([0, 1_767_225_600_123]),
+)
+def test_new_instants_are_where_the_floor_quotient_changes(
+    gaps: list[int], step: int, origin: int
+) -> None:
+    m_ts = origin + np.cumsum(np.array(gaps, dtype=np.int64))
+    instant = (m_ts - origin) // step
+    expected = np.concatenate([[True], instant[1:] != instant[:-1]]).astype(np.int8)
+    assert new_instants(m_ts, origin, step).tolist() == expected.tolist()
+
+
+@numba.njit(cache=False)
+def _sum_with_prefetch(values: np.ndarray, ahead: int) -> float:
+    total = 0.0
+    for i in range(values.shape[0]):
+        prefetch(values, i + ahead)  # past the end for the last ones: a hint, never a read
+        total += values[i]
+    return total
+
+
+@pytest.mark.parametrize("ahead", [0, 64, 1 << 20])
+def test_a_prefetch_changes_no_value_and_may_point_past_the_array(ahead: int) -> None:
+    values = np.arange(1_000, dtype=np.float64) / 7.0
+    expected = 0.0
+    for v in values.tolist():
+        expected += v
+    assert _sum_with_prefetch(values, ahead) == expected
+    assert _sum_with_prefetch(np.zeros(0), ahead) == 0.0
