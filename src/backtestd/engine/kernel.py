@@ -20,6 +20,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from backtestd.engine.kernel_metrics import daily_ratios, with_fall
 from backtestd.engine.prefetch import prefetch
 
 I64 = npt.NDArray[np.int64]
@@ -104,22 +105,6 @@ def _seek(a: I64, i: int, n: int, t: int) -> int:
     return hi
 
 
-@numba.njit(cache=True, nogil=True)
-def _deepest(peak: float, trough: float, fall_max: float, pct_max: float) -> tuple[float, float]:
-    """The drawdown maxima once a peak's values are over, given the lowest of them (``trough``;
-    +inf when there was none). Rounding is monotone: of all the values after a peak, the lowest
-    gives the largest fall and the largest fall over that peak the largest ratio, so a peak
-    needs one subtraction and one division, not one per value."""
-    fall = peak - trough
-    if fall > fall_max:
-        fall_max = fall
-    if peak > 0.0:
-        pct = fall / peak
-        if pct > pct_max:
-            pct_max = pct
-    return fall_max, pct_max
-
-
 # One loop with every step written out, on purpose: with the grid step and the drawdown step
 # as helpers (even numba's inline="always") a 30-day 1 s trial took about 1 ms more.
 @numba.njit(cache=True, nogil=True)
@@ -162,7 +147,7 @@ def equity_pass(  # noqa: C901
     without the quotient, the event dispatch and the day check at every mark. With ``store``
     the runs' starts are needed, so ``m_new`` is not read (it may be empty). A closed run
     that is no new peak only lowers the peak's trough; the fall and its ratio are taken once
-    per peak (:func:`_deepest`).
+    per peak (``kernel_metrics.with_fall``).
     """
     count = (to_ms - from_ms + step_ms - 1) // step_ms  # instants before `to`; `to` is `count`
     inv_step = 1.0 / step_ms
@@ -231,7 +216,7 @@ def equity_pass(  # noqa: C901
                 nd += 1
                 jd = (nd * day_ms) // step_ms
             if pv > peak:  # a new peak ends the last one's fall
-                fall_max, pct_max = _deepest(peak, trough, fall_max, pct_max)
+                fall_max, pct_max = with_fall(peak, trough, fall_max, pct_max)
                 peak = pv
                 trough = np.inf
             elif pv < trough:
@@ -257,7 +242,7 @@ def equity_pass(  # noqa: C901
                 prefetch(m_px, k + _AHEAD)
                 if m_new[k] != 0:
                     if pv > peak:
-                        fall_max, pct_max = _deepest(peak, trough, fall_max, pct_max)
+                        fall_max, pct_max = with_fall(peak, trough, fall_max, pct_max)
                         peak = pv
                         trough = np.inf
                     elif pv < trough:
@@ -269,7 +254,7 @@ def equity_pass(  # noqa: C901
                 tg = from_ms + g * step_ms
                 pg = g
     daily[days] = final
-    fall_max, pct_max = _deepest(peak, trough, fall_max, pct_max)
+    fall_max, pct_max = with_fall(peak, trough, fall_max, pct_max)
     if not math.isfinite(fall_max):
         fall_max = 0.0
     pct_max = pct_max * 100.0
@@ -506,8 +491,6 @@ def warm_up() -> None:
     over a full grid (``kernel_metrics.run_stats``/``equity_stats``) are the tests' second
     forms, not a run's, so a worker does not load them as it starts.
     """
-    from backtestd.engine.kernel_metrics import daily_ratios
-
     ts = np.array([0, 1000], dtype=np.int64)
     px = np.array([10.0, 11.0])
     cfg = np.array([100.0, 0.001, 0.001, 1.0, 0.0, np.nan, np.nan])

@@ -87,6 +87,22 @@ def daily_ratios(daily: F64) -> tuple[float, float]:
 
 
 @numba.njit(cache=True, nogil=True)
+def with_fall(peak: float, low: float, fall_max: float, pct_max: float) -> tuple[float, float]:
+    """The drawdown maxima ``(largest fall, largest fall / peak)`` with the fall from ``peak`` to
+    ``low`` counted (``low`` +inf: none). Rounding is monotone, so of the values after one peak
+    only the lowest can raise either: ``kernel.equity_pass`` counts each peak's trough once,
+    :func:`_drawdown` (a full grid's, the tests' second form) every value."""
+    fall = peak - low
+    if fall > fall_max:
+        fall_max = fall
+    if peak > 0.0:
+        pct = fall / peak
+        if pct > pct_max:
+            pct_max = pct
+    return fall_max, pct_max
+
+
+@numba.njit(cache=True, nogil=True)
 def _drawdown(equity: F64) -> tuple[float, float]:
     """``(max drawdown, max drawdown percent)`` of a sequence of equity values.
 
@@ -105,13 +121,7 @@ def _drawdown(equity: F64) -> tuple[float, float]:
         if e > peak:
             peak = e
             continue  # a new peak: no fall
-        fall = peak - e
-        if fall > fall_max:
-            fall_max = fall
-        if peak > 0.0:
-            pct = fall / peak
-            if pct > pct_max:
-                pct_max = pct
+        fall_max, pct_max = with_fall(peak, e, fall_max, pct_max)
     if not math.isfinite(fall_max):
         fall_max = 0.0
     pct_max = pct_max * 100.0
