@@ -42,13 +42,12 @@ import numpy.typing as npt
 from backtestd.engine import kernel as kernel_after
 from backtestd.engine.portfolio import PortfolioConfig, kernel_config, kernel_mode
 from backtestd.jobs.worker_memory import keep_freed_memory
+from bench_sweep_kernel import FAST, SLOW, signals
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = "src/backtestd/engine/kernel.py"
 DAY_MS = 86_400_000
 FROM_MS = 1_699_920_000_000  # a UTC midnight
-FAST = range(5, 51, 5)
-SLOW = range(20, 201, 20)
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -83,26 +82,10 @@ def marks(days: int, keep: float) -> tuple[I64, F64]:
     return (FROM_MS + at * 1_000 + 999).astype(np.int64), prices[kept]
 
 
-def sma(x: F64, n: int) -> F64:
-    total = np.cumsum(np.insert(x, 0, 0.0))
-    out = np.full(x.shape[0], np.nan)
-    out[n - 1 :] = (total[n:] - total[:-n]) / n
-    return out
-
-
 def grid_signals(m_ts: I64, m_px: F64) -> list[Signals]:
-    """The crossings of each vector of the grid: buy where fast - slow turns positive, sell
-    where it turns negative, at that bar's close."""
-    out = []
-    for fast in FAST:
-        for slow in SLOW:
-            spread = sma(m_px, fast) - sma(m_px, slow)
-            before = np.r_[np.nan, spread[:-1]]
-            buy = (before <= 0) & (spread > 0)
-            sell = (before >= 0) & (spread < 0)
-            at = np.flatnonzero(buy | sell)
-            out.append((m_ts[at], np.where(buy[at], 1, -1).astype(np.int8), m_px[at]))
-    return out
+    """The crossings of each vector of the grid over the marks, as ``bench_sweep_kernel`` finds
+    them: buy where fast - slow turns positive, sell where it turns negative, at that close."""
+    return [signals(m_px, m_ts, fast, slow) for fast in FAST for slow in SLOW]
 
 
 class Side:
