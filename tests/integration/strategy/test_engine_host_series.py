@@ -682,6 +682,89 @@ def test_windows_closed_by_a_later_bar_give_the_same_bits(
     )
 
 
+
+# One-second windows over one-second bars: every bar closes its own window, and the loop keeps the
+# window's state and its listener's bounds in a clock (OwnWindowClock) instead of writing them
+# around every call. The listener reads its instants every seventh window; at window `at` it acts
+# (a close dispatched by hand, a second window registered, an event fed by hand), then reads them
+# again. Every reader must see what a host that steps every indicator shows.
+OWN_WINDOWS = _windowed(
+    "OwnWindows",
+    "AbstractKlineStrategy",
+    setup="""\
+        ind.addPrice().sma("fast", 4).sma("slow", 15).diff("spread", "fast", "slow")
+            .window("spread", WindowTime.s1, new L(this, ind));""",
+    body="""\
+            if (n % 7 == 0) {
+                emitSignal(createInfoSignal().set("open", getPrevInstant().toEpochMilli())
+                        .set("close", getCurrInstant().toEpochMilli()));
+            }
+            if (n == at) {
+                ACTION
+                emitSignal(createInfoSignal().set("openAfter", getPrevInstant().toEpochMilli())
+                        .set("closeAfter", getCurrInstant().toEpochMilli()));
+            }
+            if (prev <= 0 && actual > 0) {
+                emitBuy(indicators.getValue("price"));
+            } else if (prev >= 0 && actual < 0) {
+                emitSell(indicators.getValue("fast"));
+            }""",
+    props="""\
+
+    @StrategyProperty(name = "at", description = "the window that acts", defaultValue = "200")
+    private int at = 200;
+""",
+)
+_SECOND_WINDOW = """indicators.window("fast", WindowTime.s1, new AbstractWindowListener(strategy, indicators) {
+                    private int k;
+
+                    @Override
+                    public void onChange(StateStore s, double p, double a) {
+                        if (++k % 5 == 0) {
+                            emitSignal(createInfoSignal().set("second", getCurrInstant().toEpochMilli())
+                                    .set("first", L.this.getPrevInstant().toEpochMilli()).set("fast", a));
+                        }
+                    }
+                });"""
+OWN_WINDOW_ACTIONS = {
+    "instants-only": OWN_WINDOWS.replace("ACTION", ""),
+    "dispatched-by-hand": OWN_WINDOWS.replace(
+        "ACTION", "dispatchWindowClose(store, 5_000L, 6_000L, prev, actual);"
+    ),
+    "window-added": OWN_WINDOWS.replace("ACTION", _SECOND_WINDOW),
+    "fed-by-hand": _HAND
+    + OWN_WINDOWS.removeprefix(_HEADER).replace(
+        "ACTION", "updateIndicators(instrument, new Kline(instrument, 0L, 999L, 1, 1, 1, 1, 1));"
+    ),
+}
+
+
+@pytest.mark.parametrize("action", list(OWN_WINDOW_ACTIONS))
+@pytest.mark.parametrize("gaps", [False, True], ids=["every-second", "gapped"])
+def test_bars_closing_their_own_window_show_the_general_paths_window_bounds(
+    stepping: EngineHost,
+    replaying: EngineHost,
+    kline_files: dict[str, Path],
+    gapped_kline_files: dict[str, Path],
+    action: str,
+    gaps: bool,
+) -> None:
+    """The listener's instants at every seventh window and around its action at window 190-193
+    (before the first of them, and never), the second window's, the signals: the stepping host's
+    bits. A listener that only reads its instants keeps every row without a step."""
+    files = gapped_kline_files if gaps else kline_files
+    text = OWN_WINDOW_ACTIONS[action]
+    vectors = [{"at": 190 + k} for k in range(4)] + [{"at": 1_000_000}]
+    replayed = _runs(replaying, text, DataType.KLINE, files, vectors)
+    _assert_same(_runs(stepping, text, DataType.KLINE, files, vectors), replayed)
+    opens = [v["open"] for v in replayed[0].info if "open" in v]
+    assert len(opens) > 100  # the instants were read, one window a second apart at most
+    if action == "instants-only":
+        assert [r.stepless_events for r in replayed] == [6_000] * len(vectors)
+    if action == "window-added":
+        assert any("second" in v for v in replayed[0].info)
+
+
 # LATE_WINDOWS over ticks (a missing last price now and then): a ticker's window closes only
 # before a later tick.
 LATE_TICKS = LATE_WINDOWS.replace(
@@ -736,16 +819,23 @@ THROWS_LATE = LATE_WINDOWS.replace("class LateWindows", "class ThrowsLate").repl
 )
 
 
-@pytest.mark.parametrize("kind", [DataType.KLINE, DataType.TICKER])
+@pytest.mark.parametrize("case", ["klines", "ticks", "own-windows"])
 def test_a_listener_failing_without_steps_fails_at_the_same_row(
     stepping: EngineHost,
     replaying: EngineHost,
+    kline_files: dict[str, Path],
     gapped_kline_files: dict[str, Path],
     tick_files: dict[str, Path],
-    kind: DataType,
+    case: str,
 ) -> None:
+    """Five-second windows over gapped bars and ticks, and one-second windows over a bar every
+    second (each bar its own window: the loop with the window's state in a clock)."""
     text = THROWS_LATE
     files = gapped_kline_files
+    kind = DataType.TICKER if case == "ticks" else DataType.KLINE
+    if case == "own-windows":
+        text = THROWS_LATE.replace("WindowTime.s5", "WindowTime.s1")
+        files = kline_files
     if kind is DataType.TICKER:
         text = THROWS_LATE.replace(
             "extends AbstractKlineStrategy", "extends AbstractTickerStrategy"

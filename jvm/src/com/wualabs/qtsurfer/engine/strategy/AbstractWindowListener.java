@@ -4,6 +4,7 @@ import com.wualabs.qtsurfer.engine.EngineVersion;
 import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
 import com.wualabs.qtsurfer.engine.core.state.StateStore;
 import com.wualabs.qtsurfer.engine.indicators.helpers.group.InstrumentGroupRTIndicator;
+import com.wualabs.qtsurfer.engine.internal.WindowClock;
 
 import java.time.Instant;
 import java.util.Objects;
@@ -31,6 +32,7 @@ public abstract class AbstractWindowListener {
     private long currMillis;
     private Instant prevInstant; // the last one built: valid while it is at prevMillis
     private Instant currInstant; // likewise at currMillis
+    private WindowClock clock; // while set, the three fields above are those of its row (see WindowClock)
 
     protected AbstractWindowListener(AbstractStrategy strategy, InstrumentGroupRTIndicator indicators) {
         this.strategy = Objects.requireNonNull(strategy, "strategy");
@@ -73,6 +75,7 @@ public abstract class AbstractWindowListener {
      * @throws IllegalStateException when the listener is not registered on a window, or has not fired yet
      */
     public Instant getPrevInstant() {
+        syncClock();
         checkWindow();
         Instant at = prevInstant;
         if (at == null || at.toEpochMilli() != prevMillis) {
@@ -88,6 +91,7 @@ public abstract class AbstractWindowListener {
      * @throws IllegalStateException when the listener is not registered on a window, or has not fired yet
      */
     public Instant getCurrInstant() {
+        syncClock();
         checkWindow();
         Instant at = currInstant;
         if (at == null || at.toEpochMilli() != currMillis) {
@@ -126,9 +130,37 @@ public abstract class AbstractWindowListener {
 
     /** Engine-internal: records the window bounds and calls {@link #onChange}. */
     public final void dispatchWindowClose(StateStore store, long openMillis, long closeMillis, double prev, double actual) {
+        WindowClock c = clock;
+        if (c != null) {
+            c.settle(); // a close dispatched by another path during a clock's call: the fields from now on
+        }
         fired = true;
         prevMillis = openMillis; // the instants are built when asked for, and again once these moved
         currMillis = closeMillis;
         onChange(store, prev, actual);
+    }
+
+    /** The bounds of the clock's row, written where the getters read them, while a clock is set. */
+    private void syncClock() {
+        WindowClock c = clock;
+        if (c != null) {
+            long end = c.windowEnd();
+            fired = true;
+            currMillis = end;
+            prevMillis = end - c.period();
+        }
+    }
+
+    /** The bounds read from {@code c} from now on, until {@link #endWindowClock} (via {@code StrategyInternals}). */
+    void useWindowClock(WindowClock c) {
+        clock = c;
+    }
+
+    /** The clock stopped, with the bounds of the window that fired last written as {@link #dispatchWindowClose} leaves them. */
+    void endWindowClock(long openMillis, long closeMillis) {
+        clock = null;
+        fired = true;
+        prevMillis = openMillis;
+        currMillis = closeMillis;
     }
 }

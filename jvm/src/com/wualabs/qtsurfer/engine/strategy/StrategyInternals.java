@@ -5,6 +5,7 @@ import com.wualabs.qtsurfer.engine.internal.Notices;
 import com.wualabs.qtsurfer.engine.internal.RowClock;
 import com.wualabs.qtsurfer.engine.internal.RunSeries;
 import com.wualabs.qtsurfer.engine.internal.SignalLog;
+import com.wualabs.qtsurfer.engine.internal.WindowClock;
 
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -85,6 +86,16 @@ public final class StrategyInternals {
      */
     public static void endRowClock(AbstractStrategy s, RowClock clock, boolean keepByHand) {
         s.endRowClock(clock, keepByHand);
+    }
+
+    /** The listener's window bounds read from {@code clock} until {@link #endWindowClock} (see {@link WindowClock}). */
+    public static void useWindowClock(AbstractWindowListener listener, WindowClock clock) {
+        listener.useWindowClock(clock);
+    }
+
+    /** The listener's clock stopped, its bounds those of the window {@code [openMillis, closeMillis)} that fired last. */
+    public static void endWindowClock(AbstractWindowListener listener, long openMillis, long closeMillis) {
+        listener.endWindowClock(openMillis, closeMillis);
     }
 
     public static void fastTicker(AbstractTickerStrategy s, Instrument instrument, long ts, double bid, double bidSize,

@@ -3,6 +3,7 @@ package com.wualabs.qtsurfer.engine.indicators.helpers.group;
 import com.wualabs.qtsurfer.engine.core.instrument.Instrument;
 import com.wualabs.qtsurfer.engine.internal.RowClock;
 import com.wualabs.qtsurfer.engine.strategy.AbstractStrategy;
+import com.wualabs.qtsurfer.engine.strategy.AbstractWindowListener;
 import com.wualabs.qtsurfer.engine.strategy.StrategyInternals;
 
 /**
@@ -326,6 +327,8 @@ final class LazyRows {
         f.klineAt(e + 1, closes[i]); // the frame's kline fields, as the general path's first row sets them
         StrategyInternals.useRowClock(s, clock);
         f.useRowClock(clock);
+        OwnWindowClock windowClock = new OwnWindowClock(clock, times, w, ws); // run() entered with w unarmed
+        AbstractWindowListener listener = w.listener;
         try {
             for (; i < end; i++) {
                 long t = starts[i];
@@ -336,24 +339,19 @@ final class LazyRows {
                 clock.row = i;
                 f.index = e;
                 f.done = e + 1;
-                long stop = t + period;
                 double actual = Node.valueAt(xs, ys, op, e + 1);
-                w.armed = true; // fire(), as the general path calls it after this row's bar
-                w.start = t;
-                w.end = stop;
-                ws.nextDue = stop;
-                double prev = w.lastClose;
-                w.lastClose = actual;
-                w.listener.dispatchWindowClose(g.store(), t, stop, prev, actual);
-                w.armed = false;
-                ws.nextDue = Long.MIN_VALUE;
-                if (!still(g)) {
+                double prev = w.lastClose; // fire(), as the general path calls it after this row's bar, with
+                w.lastClose = actual; // the window's state and the listener's bounds in windowClock
+                listener.onChange(g.store(), prev, actual);
+                if (!windowClock.live || !still(g)) {
                     i++;
                     break;
                 }
             }
+            windowClock.end();
         } catch (Throwable thrown) {
             at[0] = i;
+            windowClock.settle(); // the call threw: the window armed on its row, as the general path leaves it
             throw thrown;
         } finally {
             // run() returns at once when the group left this case, as the general path does after that row's

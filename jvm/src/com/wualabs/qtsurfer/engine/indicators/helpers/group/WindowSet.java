@@ -13,6 +13,8 @@ final class WindowSet {
     private Window[] windows = new Window[2];
     private int count;
     long nextDue = Long.MAX_VALUE;
+    /** While set, the one window's state is read from it ({@code Long.MIN_VALUE} above meanwhile): settle first. */
+    OwnWindowClock clock;
 
     WindowSet(InstrumentGroupRTIndicator group) {
         this.group = group;
@@ -28,6 +30,9 @@ final class WindowSet {
     }
 
     void add(Window w) {
+        if (clock != null) {
+            clock.settle();
+        }
         if (count == windows.length) {
             windows = Arrays.copyOf(windows, count * 2);
         }
@@ -39,6 +44,12 @@ final class WindowSet {
     void beforeEvent(long t) {
         if (t < nextDue) {
             return;
+        }
+        if (clock != null) {
+            clock.settle();
+            if (t < nextDue) {
+                return;
+            }
         }
         int n = count;
         Window[] ws = windows;
@@ -67,6 +78,12 @@ final class WindowSet {
     void afterBar(long tEnd) {
         if (tEnd < nextDue) {
             return;
+        }
+        if (clock != null) {
+            clock.settle();
+            if (tEnd < nextDue) {
+                return;
+            }
         }
         int n = count;
         Window[] ws = windows;
