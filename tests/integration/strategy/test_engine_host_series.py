@@ -682,19 +682,20 @@ def test_windows_closed_by_a_later_bar_give_the_same_bits(
     )
 
 
-
 # One-second windows over one-second bars: every bar closes its own window, and the loop keeps the
 # window's state and its listener's bounds in a clock (OwnWindowClock) instead of writing them
 # around every call. The listener reads its instants every seventh window; at window `at` it acts
 # (a close dispatched by hand, a second window registered, an event fed by hand), then reads them
 # again. Every reader must see what a host that steps every indicator shows.
-OWN_WINDOWS = _windowed(
-    "OwnWindows",
-    "AbstractKlineStrategy",
-    setup="""\
-        ind.addPrice().sma("fast", 4).sma("slow", 15).diff("spread", "fast", "slow")
-            .window("spread", WindowTime.s1, new L(this, ind));""",
-    body="""\
+_LATE_ACTS = LATE_WINDOWS[
+    LATE_WINDOWS.index("if (n == at) {") - 12 : LATE_WINDOWS.index("if (prev <= 0") - 12
+]
+OWN_WINDOWS = (
+    LATE_WINDOWS.replace("class LateWindows", "class OwnWindows")
+    .replace("WindowTime.s5", "WindowTime.s1")
+    .replace(
+        _LATE_ACTS,
+        """\
             if (n % 7 == 0) {
                 emitSignal(createInfoSignal().set("open", getPrevInstant().toEpochMilli())
                         .set("close", getCurrInstant().toEpochMilli()));
@@ -704,25 +705,21 @@ OWN_WINDOWS = _windowed(
                 emitSignal(createInfoSignal().set("openAfter", getPrevInstant().toEpochMilli())
                         .set("closeAfter", getCurrInstant().toEpochMilli()));
             }
-            if (prev <= 0 && actual > 0) {
-                emitBuy(indicators.getValue("price"));
-            } else if (prev >= 0 && actual < 0) {
-                emitSell(indicators.getValue("fast"));
-            }""",
-    props="""\
-
-    @StrategyProperty(name = "at", description = "the window that acts", defaultValue = "200")
-    private int at = 200;
 """,
+    )
 )
-_SECOND_WINDOW = """indicators.window("fast", WindowTime.s1, new AbstractWindowListener(strategy, indicators) {
+_SECOND_WINDOW = """\
+indicators.window("fast", WindowTime.s1,
+                        new AbstractWindowListener(strategy, indicators) {
                     private int k;
 
                     @Override
                     public void onChange(StateStore s, double p, double a) {
                         if (++k % 5 == 0) {
-                            emitSignal(createInfoSignal().set("second", getCurrInstant().toEpochMilli())
-                                    .set("first", L.this.getPrevInstant().toEpochMilli()).set("fast", a));
+                            emitSignal(createInfoSignal()
+                                    .set("second", getCurrInstant().toEpochMilli())
+                                    .set("first", L.this.getPrevInstant().toEpochMilli())
+                                    .set("fast", a));
                         }
                     }
                 });"""
@@ -749,8 +746,8 @@ def test_bars_closing_their_own_window_show_the_general_paths_window_bounds(
     action: str,
     gaps: bool,
 ) -> None:
-    """The listener's instants at every seventh window and around its action at window 190-193
-    (before the first of them, and never), the second window's, the signals: the stepping host's
+    """The listener's instants at every seventh window and after its action at window 190-193
+    (four vectors; a fifth never acts), the second window's, the signals: the stepping host's
     bits. A listener that only reads its instants keeps every row without a step."""
     files = gapped_kline_files if gaps else kline_files
     text = OWN_WINDOW_ACTIONS[action]
@@ -758,7 +755,7 @@ def test_bars_closing_their_own_window_show_the_general_paths_window_bounds(
     replayed = _runs(replaying, text, DataType.KLINE, files, vectors)
     _assert_same(_runs(stepping, text, DataType.KLINE, files, vectors), replayed)
     opens = [v["open"] for v in replayed[0].info if "open" in v]
-    assert len(opens) > 100  # the instants were read, one window a second apart at most
+    assert len(opens) > 100  # the instants were read all along
     if action == "instants-only":
         assert [r.stepless_events for r in replayed] == [6_000] * len(vectors)
     if action == "window-added":
