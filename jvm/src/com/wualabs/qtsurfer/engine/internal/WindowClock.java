@@ -6,7 +6,7 @@ package com.wualabs.qtsurfer.engine.internal;
  *
  * <p>Why: on such rows the listener is called at every row, and writing the window's state (armed, start,
  * end, the set's next due time) and the listener's bounds (fired, the window's open and close) around each
- * call was about a fifth of the strategy thread on the sweep grid; a listener asks for its instants a few
+ * call was about a quarter of the strategy thread on the sweep grid; a listener asks for its instants a few
  * times a run, if ever. While a clock is set, the listener computes its bounds from it, and anything that
  * reads the window's state first calls {@link #settle}. In {@code engine.internal}, which the sandbox
  * denies: a strategy can neither reach nor move it.
