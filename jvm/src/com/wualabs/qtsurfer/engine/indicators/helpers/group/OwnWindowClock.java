@@ -61,17 +61,12 @@ final class OwnWindowClock implements WindowClock {
     }
 
     /**
-     * After the loop's last call returned: the fields as the general path leaves them after that call (the
-     * window not armed, its bounds those of the row's period, the listener's bounds the same). The loop called
-     * the listener at least once ({@code rows.row} is that row).
+     * After the loop's last call returned: the fields as the general path leaves them after that call, its
+     * state during the call ({@link #settle}, unless a reader did already) then the window disarmed. The loop
+     * called the listener at least once ({@code rows.row} is that row).
      */
     void end() {
-        if (live) {
-            long stop = windowEnd();
-            unhook(stop);
-            window.start = stop - window.period;
-            window.end = stop;
-        }
+        settle();
         window.armed = false;
         set.nextDue = Long.MIN_VALUE;
     }

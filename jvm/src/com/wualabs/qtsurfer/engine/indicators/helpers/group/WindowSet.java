@@ -40,16 +40,25 @@ final class WindowSet {
         nextDue = Long.MIN_VALUE;
     }
 
-    /** Before an event assigned to time {@code t} is applied: fires every window whose period ended. */
-    void beforeEvent(long t) {
+    /**
+     * Whether a window may be due at {@code t} (one comparison); the own-window clock, if any, settled first,
+     * since {@link #nextDue} is {@code Long.MIN_VALUE} while it runs.
+     */
+    private boolean due(long t) {
         if (t < nextDue) {
-            return;
+            return false;
         }
         if (clock != null) {
             clock.settle();
-            if (t < nextDue) {
-                return;
-            }
+            return t >= nextDue;
+        }
+        return true;
+    }
+
+    /** Before an event assigned to time {@code t} is applied: fires every window whose period ended. */
+    void beforeEvent(long t) {
+        if (!due(t)) {
+            return;
         }
         int n = count;
         Window[] ws = windows;
@@ -76,14 +85,8 @@ final class WindowSet {
 
     /** After a bar whose data reaches {@code tEnd} (exclusive) was applied: fires the windows it completed. */
     void afterBar(long tEnd) {
-        if (tEnd < nextDue) {
+        if (!due(tEnd)) {
             return;
-        }
-        if (clock != null) {
-            clock.settle();
-            if (tEnd < nextDue) {
-                return;
-            }
         }
         int n = count;
         Window[] ws = windows;
