@@ -1005,3 +1005,51 @@ def test_bars_on_or_off_the_windows_grid_give_the_stepping_hosts_bits(
     opens = [int(i["open"]) for i in stepped[0].info if "open" in i]
     assert len(opens) == 60  # every 50th of 3,000 closes
     assert all(o % 1_000 == 0 for o in opens)  # windows start on the period's grid
+
+
+# BOUNDS reporting the bounds of every window it closes.
+EVERY_BOUND = BOUNDS.replace("class Bounds", "class EveryBound").replace("n % 50 == 0", "n > 0")
+
+
+def _lengthened(columns: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
+    """``columns`` with the bars at ``rows`` (each followed by a gap) two seconds long."""
+    out = dict(columns)
+    out["closeTs"] = columns["closeTs"].copy()
+    out["closeTs"][rows] += 1_000
+    return out
+
+
+@pytest.mark.parametrize(
+    ("long_bars", "start"),
+    [("three", None), ("three", 0), ("thousands", None), ("thousands", 1_100)],
+    ids=["three-whole", "three-part", "thousands-whole", "thousands-part-past-the-kept-ones"],
+)
+def test_bars_longer_than_their_window_end_the_own_window_rows_where_they_are(
+    stepping: EngineHost,
+    replaying: EngineHost,
+    tmp_path: Path,
+    long_bars: str,
+    start: int | None,
+) -> None:
+    """One-second windows over one-second bars, some of them two seconds long (a window that
+    closes inside the bar): the replaying host finds, once per columns, which rows are not
+    their own window (``OwnWindowRows``), and must leave its own-window loop exactly there,
+    whether the run starts before them, between them, or after more of them than it keeps
+    (1,024; it looks further itself), as a host that steps every indicator shows in its
+    signals and window bounds. A part starts at a one-second bar after the ``start``-th long one
+    and takes up to 3,000 rows."""
+    columns = bars(6_000, gaps=True)
+    followed_by_gap = np.flatnonzero(np.diff(columns["ts"]) >= 2_000)
+    every_other = followed_by_gap[::2]  # a one-second bar between two long ones, now and then
+    chosen = every_other[[200, 700, 1_500]] if long_bars == "three" else every_other
+    assert long_bars == "three" or chosen.size > 1_024
+    rows = None
+    if start is not None:
+        first = next(r for r in range(chosen[start] + 1, 6_000) if r not in set(chosen))
+        rows = (first, min(first + 3_000, 6_000))
+    files = write_columns(tmp_path, DataType.KLINE, _lengthened(columns, chosen))
+    stepped = _runs(stepping, EVERY_BOUND, DataType.KLINE, files, VECTORS, rows=rows)
+    replayed = _runs(replaying, EVERY_BOUND, DataType.KLINE, files, VECTORS, rows=rows)
+    _assert_same(stepped, replayed)
+    taken = (rows[1] - rows[0]) if rows else 6_000
+    assert {r.stepless_events for r in replayed} == {taken}

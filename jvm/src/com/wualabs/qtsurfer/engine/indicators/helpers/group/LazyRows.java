@@ -318,7 +318,7 @@ final class LazyRows {
         EventFrame f = g.frame;
         WindowSet ws = g.windows;
         int e = f.index;
-        if (i >= end || !ownWindow(starts[i], times[i], period) || e + 1 >= lazyEnd) {
+        if (i >= end || !OwnWindowRows.ownWindow(starts[i], times[i], period) || e + 1 >= lazyEnd) {
             return i;
         }
         RowClock clock = new RowClock(times, closes, instrument);
@@ -329,12 +329,11 @@ final class LazyRows {
         f.useRowClock(clock);
         OwnWindowClock windowClock = new OwnWindowClock(clock, times, w, ws); // run() entered with w unarmed
         AbstractWindowListener listener = w.listener;
+        // the rows taken: up to the first that is not its own window, or past the series (e + 1 >= lazyEnd)
+        int stop = (int) Math.min(Math.min(end, OwnWindowRows.next(starts, times, period, i)),
+                (long) i + (lazyEnd - 1 - e));
         try {
-            for (; i < end; i++) {
-                long t = starts[i];
-                if (!ownWindow(t, times[i], period) || e + 1 >= lazyEnd) {
-                    break;
-                }
+            for (; i < stop; i++) {
                 e++;
                 clock.row = i;
                 f.index = e;
@@ -360,11 +359,6 @@ final class LazyRows {
             f.endRowClock(clock);
         }
         return i;
-    }
-
-    /** Whether a bar from {@code open} to {@code close} (inclusive) is exactly one window of {@code period}. */
-    private static boolean ownWindow(long open, long close, long period) {
-        return close != Long.MAX_VALUE && close + 1 == open + period;
     }
 
     /**
