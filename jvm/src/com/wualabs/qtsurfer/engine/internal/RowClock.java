@@ -25,6 +25,8 @@ public final class RowClock {
      * write or a check.
      */
     public int begunByHand = -1;
+    /** The bits of the rows' times and closes that the loop read as it passed them (kept so that the JIT keeps the reads). */
+    public long passed;
 
     public RowClock(long[] times, double[] closes, Instrument instrument) {
         this.times = times;
