@@ -10,8 +10,8 @@ import java.util.WeakHashMap;
  * it may go, instead of reading both times of every row to find out.
  *
  * <p>Why: on the sweep grid (one-second windows over one-second bars) every row is its own window, and the
- * loop compared both times of every row and left on the first that was not: a loop whose end the JIT could
- * not know. With its end known, it is a counted loop over the rows (0.82-0.87 of the engine's CPU on the
+ * loop compared both times of every row and left on the first that was not. With its end known, the loop
+ * tests only the row count against a bound fixed before it starts (0.82-0.87 of the engine's CPU on the
  * sweep grid). Found once per (columns, period) pair, the first time it is asked for; a sweep's vectors
  * share the answer, kept while the column arrays live (the column cache keeps one array for all of a
  * dataset's runs), as {@link AlignedStarts} keeps its own.
