@@ -1045,7 +1045,8 @@ def test_bars_longer_than_their_window_end_the_own_window_rows_where_they_are(
     assert long_bars == "three" or chosen.size > 1_024
     rows = None
     if start is not None:
-        first = next(r for r in range(chosen[start] + 1, 6_000) if r not in set(chosen))
+        long_rows = set(chosen.tolist())
+        first = next(r for r in range(chosen[start] + 1, 6_000) if r not in long_rows)
         rows = (first, min(first + 3_000, 6_000))
     files = write_columns(tmp_path, DataType.KLINE, _lengthened(columns, chosen))
     stepped = _runs(stepping, EVERY_BOUND, DataType.KLINE, files, VECTORS, rows=rows)

@@ -327,7 +327,7 @@ final class LazyRows {
         f.klineAt(e + 1, closes[i]); // the frame's kline fields, as the general path's first row sets them
         StrategyInternals.useRowClock(s, clock);
         f.useRowClock(clock);
-        OwnWindowClock windowClock = new OwnWindowClock(clock, times, w, ws); // run() entered with w unarmed
+        OwnWindowClock windowClock = new OwnWindowClock(clock, w, ws); // run() entered with w unarmed
         AbstractWindowListener listener = w.listener;
         // the rows taken: up to the first that is not its own window, or past the series (e + 1 >= lazyEnd)
         int stop = (int) Math.min(Math.min(end, OwnWindowRows.next(starts, times, period, i)),

@@ -18,7 +18,6 @@ import com.wualabs.qtsurfer.engine.strategy.StrategyInternals;
 final class OwnWindowClock implements WindowClock {
 
     private final RowClock rows;
-    private final long[] closeTimes;
     private final Window window;
     private final WindowSet set;
     /** Whether the state is still read from here (no reader settled it into the fields). */
@@ -28,9 +27,8 @@ final class OwnWindowClock implements WindowClock {
      * Hooks the clock into {@code set} and the window's listener. The caller guarantees the state between two
      * calls already: {@code window} not armed, the set's next due time {@code Long.MIN_VALUE}.
      */
-    OwnWindowClock(RowClock rows, long[] closeTimes, Window window, WindowSet set) {
+    OwnWindowClock(RowClock rows, Window window, WindowSet set) {
         this.rows = rows;
-        this.closeTimes = closeTimes;
         this.window = window;
         this.set = set;
         set.clock = this;
@@ -39,7 +37,7 @@ final class OwnWindowClock implements WindowClock {
 
     @Override
     public long windowEnd() {
-        return closeTimes[rows.row] + 1;
+        return rows.time() + 1; // the row's close time: the bar is its own window
     }
 
     @Override
