@@ -134,10 +134,15 @@ public abstract class AbstractWindowListener {
         if (c != null) {
             c.settle(); // a close dispatched by another path during a clock's call: the fields from now on
         }
-        fired = true;
-        prevMillis = openMillis; // the instants are built when asked for, and again once these moved
-        currMillis = closeMillis;
+        firedOn(openMillis, closeMillis); // the instants are built when asked for, and again once these moved
         onChange(store, prev, actual);
+    }
+
+    /** The bounds of the window that fired last, where the instant getters read them. */
+    private void firedOn(long openMillis, long closeMillis) {
+        fired = true;
+        prevMillis = openMillis;
+        currMillis = closeMillis;
     }
 
     /** The bounds of the clock's row, written where the getters read them, while a clock is set. */
@@ -145,9 +150,7 @@ public abstract class AbstractWindowListener {
         WindowClock c = clock;
         if (c != null) {
             long end = c.windowEnd();
-            fired = true;
-            currMillis = end;
-            prevMillis = end - c.period();
+            firedOn(end - c.period(), end);
         }
     }
 
@@ -159,8 +162,6 @@ public abstract class AbstractWindowListener {
     /** The clock stopped, with the bounds of the window that fired last written as {@link #dispatchWindowClose} leaves them. */
     void endWindowClock(long openMillis, long closeMillis) {
         clock = null;
-        fired = true;
-        prevMillis = openMillis;
-        currMillis = closeMillis;
+        firedOn(openMillis, closeMillis);
     }
 }
