@@ -1,6 +1,6 @@
 """Engine-host batch benchmark: the JVM side of a sweep shard, old engine vs new, side by side.
 
-What a shard does with the engine (``EnginePool`` + ``run_many``, 8 vectors a request, as
+What a shard does with the engine (``EnginePool`` + ``run_many``, 16 vectors a request, as
 ``jobs/handlers/sweep.py``), without the portfolio: the issue's 100-vector grid (SMA fast 5..50
 step 5 x slow 20..200 step 20, ``tests/support/strategies/sma_cross_kline.java``) over about a
 million one-second klines. Two engine hosts run it, ``before`` and ``after``, in alternating
@@ -67,7 +67,7 @@ STRATEGY = ROOT / "tests" / "support" / "strategies" / "sma_cross_kline.java"
 INSTRUMENT = Instrument("BTC", "USDT")
 FAST = range(5, 51, 5)
 SLOW = range(20, 201, 20)
-BATCH = 8  # jobs/handlers/sweep.py BATCH_VECTORS
+BATCH = 16  # jobs/handlers/sweep.py BATCH_VECTORS
 BASELINE_FLAGS = (
     "-Xmx512m",
     "-XX:+UseSerialGC",

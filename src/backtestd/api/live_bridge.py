@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from anyio import to_thread
@@ -97,11 +97,18 @@ class SignalBridge:
         self._last_check = 0.0
         self._secrets: dict[str, str | None] = {}
         self._task: asyncio.Task[None] | None = None
+        self._subscriptions_changed = asyncio.Event()
+        self._unlisten: Callable[[], None] | None = None
 
     def start(self) -> None:
+        self._unlisten = self._hub.add_subscriptions_listener(
+            lambda runs: self._subscriptions_changed.set()
+        )
         self._task = asyncio.get_running_loop().create_task(self._loop())
 
     async def stop(self) -> None:
+        if self._unlisten is not None:
+            self._unlisten()
         if self._task is not None:
             self._task.cancel()
             try:
@@ -110,14 +117,24 @@ class SignalBridge:
                 pass
 
     async def _loop(self) -> None:
+        """Polls every ``poll_s`` while this replica's sockets watch a run; while none does, it
+        waits for the hub to report a first subscriber instead (an idle server woke 20 times a
+        second for nothing: about 12 ms of CPU a second). The flag is cleared before a poll, so
+        a subscription that arrives during one wakes the next wait at once."""
         while True:
+            self._subscriptions_changed.clear()
             try:
                 await self.poll_once()
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.warning("live signal poll failed; retrying", exc_info=True)
-            await asyncio.sleep(self._poll_s)
+                await asyncio.sleep(self._poll_s)
+                continue
+            if self._positions:
+                await asyncio.sleep(self._poll_s)
+            else:
+                await self._subscriptions_changed.wait()
 
     async def poll_once(self) -> None:
         watched = self._hub.subscribed_runs()

@@ -60,6 +60,12 @@ class JobProgress:
                 self._cancelled = JobRepository(uow.session).cancel_requested(self._job_id)
         return self._cancelled
 
+    def check_polled(self) -> None:
+        """``check`` with the flag read as :meth:`cancel_requested` reads it, at most every
+        ``POLL_S``: for a loop of short steps that each would otherwise pay a read."""
+        if self.cancel_requested():
+            raise JobCancelled(self._job_id)
+
     def check(self) -> None:
         with self._database.unit_of_work() as uow:
             cancelled = JobRepository(uow.session).cancel_requested(self._job_id)
