@@ -65,6 +65,27 @@ public final class HostChecks {
             rejected = true;
         }
         check("json trailing garbage rejected", rejected);
+        // Strings read whole up to their quote, or from their first escape on, and written whole
+        // unless a character needs escaping: the same text either way.
+        check("json escape after a plain run", "abc\"d\\e/f\u0001".equals(
+                Json.parse("\"abc\\\"d\\\\e\\/f\\u0001\"")));
+        check("json escape first", "\nxy".equals(Json.parse("\"\\nxy\"")));
+        check("json empty string", "".equals(Json.parse("\"\"")));
+        check("json keys and values, no escapes", Json.parse("{\"k\":\"v\",\"l\":[\"w\"]}")
+                .equals(java.util.Map.of("k", "v", "l", java.util.List.of("w"))));
+        for (String cut : new String[] {"\"abc", "\"ab\\\"c", "\"ab\\"}) {
+            try {
+                Json.parse(cut);
+                rejected = false;
+            } catch (IllegalArgumentException e) {
+                rejected = e.getMessage().contains("unexpected end of input");
+            }
+            check("json unterminated string rejected: " + cut, rejected);
+        }
+        check("json plain string written whole", "\"ab-c_1=\"".equals(Json.write("ab-c_1=")));
+        check("json escapes written after a plain run",
+                "\"ab\\\"c\\\\d\\n\\u0001\\ud800e\ud83d\ude00\"".equals(
+                        Json.write("ab\"c\\d\n\u0001\ud800e\ud83d\ude00")));
     }
 
     private static void policyVerdicts() {
