@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 from fastapi import Depends, Request, Security
@@ -16,7 +16,14 @@ from backtestd.services.container import Services
 _bearer = HTTPBearer(auto_error=False, description="JWT from POST /v1/auth/token")
 
 
-def get_services(request: Request) -> Services:
+# The dependencies are coroutines although they never wait: FastAPI runs a plain function on
+# its thread pool, and three such hops (services, caller, scope) a request cost the server a
+# sixth of its CPU on a GET of a finished 100-row sweep (6.3-6.8 against 5.1-5.6 ms). Each
+# does in-memory work only (a JWT's HMAC, a token bucket under a lock held for microseconds),
+# so it may run on the event loop.
+
+
+async def get_services(request: Request) -> Services:
     services: Services = request.app.state.services
     return services
 
@@ -24,7 +31,7 @@ def get_services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
-def get_principal(
+async def get_principal(
     request: Request,
     services: ServicesDep,
     _credentials: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)] = None,
@@ -42,8 +49,8 @@ def get_principal(
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
 
 
-def _requiring(scope: str) -> Callable[[Principal, Services], Principal]:
-    def check(principal: PrincipalDep, services: ServicesDep) -> Principal:
+def _requiring(scope: str) -> Callable[[Principal, Services], Awaitable[Principal]]:
+    async def check(principal: PrincipalDep, services: ServicesDep) -> Principal:
         return services.auth.require(principal, scope)
 
     check.__name__ = f"requires_{scope.replace(':', '_')}"
