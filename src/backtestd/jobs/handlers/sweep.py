@@ -378,9 +378,9 @@ class _RowWriter:
     a flush every ``CURVE_SECONDS`` (or once ``FLUSH_ROWS`` of them wait: a large ``topN`` over
     short data would hold many) and with the shard's last one (its end, a yield, a cancel, a
     limit): those of the rows then among the shard's best, while the stored curves of rows that
-    left it are dropped. Written with each batch, most
-    curves were dropped again within the same sweep (a 100-vector sweep stored 56 curves of up
-    to 20,000 points to keep 20; docs/benchmarks.md).
+    left it are dropped. Written with each batch, most curves were dropped again within the
+    same sweep (a 100-vector sweep stored 56 curves of up to 20,000 points to keep 20;
+    docs/benchmarks.md).
     """
 
     FLUSH_SECONDS = 0.5
