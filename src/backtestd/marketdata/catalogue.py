@@ -134,13 +134,13 @@ class Catalogue:
         not one per key: a key per unknown exchange id asked for would be kept for nothing.
         """
         cache_key = (exchange_id, segment.value)
-        cached = self._listings.get(cache_key)
-        if cached and time.monotonic() - cached[0] < LISTING_TTL_SECONDS:
-            return cached[1]
+        cached = self._fresh_listing(cache_key)
+        if cached is not None:
+            return cached
         with self._building:
-            cached = self._listings.get(cache_key)  # built by the caller we waited for
-            if cached and time.monotonic() - cached[0] < LISTING_TTL_SECONDS:
-                return cached[1]
+            cached = self._fresh_listing(cache_key)  # built by the caller we waited for
+            if cached is not None:
+                return cached
             now_mono = time.monotonic()
             source = self._sources.get(exchange_id)
             if source is not None:
@@ -149,6 +149,13 @@ class Catalogue:
                 listing = self._stored_listing(exchange_id, segment)
             self._listings[cache_key] = (now_mono, listing)
             return listing
+
+    def _fresh_listing(self, cache_key: tuple[str, str]) -> InstrumentListing | None:
+        """The cached listing of ``cache_key`` while younger than ``LISTING_TTL_SECONDS``."""
+        cached = self._listings.get(cache_key)
+        if cached and time.monotonic() - cached[0] < LISTING_TTL_SECONDS:
+            return cached[1]
+        return None
 
     def resolve(self, exchange_id: str, base: str, quote: str) -> Instrument:
         """The instrument addressed by a download path (``quote`` may carry ``:SETTLE``)."""
