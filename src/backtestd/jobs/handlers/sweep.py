@@ -345,7 +345,10 @@ def run_sweep_shard(ctx: WorkerContext, job: JobRecord, progress: JobProgress) -
     at = 0
     try:
         while at < len(todo):
-            writer.check_cancel()
+            # A cancel stops the shard between batches: the flag read at most every POLL_S, by
+            # this and the engine request in flight together (read before every batch, it was
+            # a tenth of a sweep worker's Python time).
+            progress.check_polled()
             worker_time.check(writer)
             if turn.over():
                 writer.flush(final=True)
@@ -370,17 +373,13 @@ class _RowWriter:
     """Writes finished rows in small batches (one transaction per batch, not per vector), and
     the curves of the shard's best rows less often.
 
-    A batch is flushed every ``FLUSH_SECONDS`` or ``FLUSH_ROWS`` rows. The cancellation flag is
-    looked at before a batch starts, as the engine request in flight looks at it: read at most
-    every ``progress.POLL_S`` by the two together (one small read; read before every batch, it
-    was a tenth of a sweep worker's Python time), so a cancel stops the shard within that and
-    the batch in flight, while short trials do not pay a write transaction each. Curves go with
-    a flush every ``CURVE_SECONDS`` (or once ``FLUSH_ROWS`` of them wait: a large ``topN`` over
-    short data would hold many) and with the shard's last one (its end, a yield, a cancel, a
-    limit): those of the rows then among the shard's best, while the stored curves of rows that
-    left it are dropped. Written with each batch, most curves were dropped again within the
-    same sweep (a 100-vector sweep stored 56 curves of up to 20,000 points to keep 20;
-    docs/benchmarks.md).
+    A batch is flushed every ``FLUSH_SECONDS`` or ``FLUSH_ROWS`` rows, so that short trials do
+    not pay a write transaction each. Curves go with a flush every ``CURVE_SECONDS`` (or once
+    ``FLUSH_ROWS`` of them wait: a large ``topN`` over short data would hold many) and with the
+    shard's last one (its end, a yield, a cancel, a limit): those of the rows then among the
+    shard's best, while the stored curves of rows that left it are dropped. Written with each
+    batch, most curves were dropped again within the same sweep (a 100-vector sweep stored 56
+    curves of up to 20,000 points to keep 20; docs/benchmarks.md).
     """
 
     FLUSH_SECONDS = 0.5
@@ -399,11 +398,6 @@ class _RowWriter:
         self._dropped: set[int] = set()  # stored curves of rows that left the shard's best
         self._last = self._curves_written = time.monotonic()
         self.written = done
-
-    def check_cancel(self) -> None:
-        """Before a batch: stop if a cancel was requested (the flag read at most every
-        ``progress.POLL_S``)."""
-        self._progress.check_polled()
 
     def pending_ms(self) -> int:
         """Run time of the rows not written yet."""
