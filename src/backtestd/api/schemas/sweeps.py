@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Literal, Self
 
-from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr, TypeAdapter
 
 from backtestd.api.schemas.backtests import BacktestJobState, BaseConfig, EquityCurveMeta
 from backtestd.api.schemas.common import RequestBody, WireModel
@@ -314,26 +314,31 @@ class WalkForwardResult(WireModel):
         return cls.model_validate(_with(fields, paramDrift=walk.param_drift))
 
 
-_BOARD_FIELDS: dict[int, list[Fields]] = {}
-"""The wire fields of each leaderboard still in a sweep's memo, by the board's identity: the
+_BOARD_ROWS: dict[int, list[SweepRunRow]] = {}
+"""The wire rows of each leaderboard still in a sweep's memo, by the board's identity: the
 service keeps one board per row count and hands the same object to every poll until the next
-row batch lands, so its rows' fields are built once, not once per poll (a natural-order read
-of a thousand rows spent about a millisecond on them). An entry goes with its board."""
+row batch lands, so its rows are built and validated once, not once per poll (a natural-order
+read of a thousand rows spent about 3.4 ms validating them, a third of the GET's server CPU). A
+response validates a model instance by its class alone. An entry goes with its board."""
+
+_ROWS = TypeAdapter(list[SweepRunRow])
 
 
-def _leaderboard_fields(
+def _leaderboard_rows(
     board: sweep_results.Leaderboard, link: Callable[[int], str]
-) -> list[Fields]:
+) -> list[SweepRunRow]:
     key = id(board)
-    fields = _BOARD_FIELDS.get(key)
-    if fields is None:
-        fields = [
-            SweepRunRow.fields_of(row, link(row.run_ix) if row.curve else None)
-            for row in board.rows
-        ]
-        _BOARD_FIELDS[key] = fields
-        weakref.finalize(board, _BOARD_FIELDS.pop, key, None)
-    return fields
+    rows = _BOARD_ROWS.get(key)
+    if rows is None:
+        rows = _ROWS.validate_python(
+            [
+                SweepRunRow.fields_of(row, link(row.run_ix) if row.curve else None)
+                for row in board.rows
+            ]
+        )
+        _BOARD_ROWS[key] = rows
+        weakref.finalize(board, _BOARD_ROWS.pop, key, None)
+    return rows
 
 
 JobState = BacktestJobState
@@ -376,7 +381,7 @@ class ExecuteSweepResult(WireModel):
             "progress": SweepProgress.of(result.progress),
             "leaderboardSize": board.size,
             "truncated": board.truncated,
-            "leaderboard": _leaderboard_fields(board, link),
+            "leaderboard": _leaderboard_rows(board, link),
             "state": BacktestJobState.of(job, result.completed),
             "ranking": board.ranking.value,
             # Additive (docs/api-decisions.md): what a row needs to be re-run through execute.
