@@ -321,7 +321,7 @@ row batch lands, so its rows are built and validated once, not once per poll (a 
 read of a thousand rows spent about 3.4 ms validating them, a third of the GET's server CPU). A
 response validates a model instance by its class alone. An entry goes with its board."""
 
-_ROWS = TypeAdapter(list[SweepRunRow])
+_ROWS: TypeAdapter[list[SweepRunRow]] = TypeAdapter(list[SweepRunRow])
 
 
 def _leaderboard_rows(
