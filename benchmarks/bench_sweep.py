@@ -11,8 +11,8 @@ a time, which fits), when installed (``uv sync --group bench --group dev``).
 
 Memory: the peak RSS (``VmHWM``) of the service's processes (the API server, each Dask worker,
 each engine-host JVM) is printed after the sweep; ``--rss-vectors N`` then runs a second grid of
-about N vectors on the same server (slow step shrunk) and prints the peaks again, which must stay
-flat as the number of vectors grows.
+N vectors (rounded down to tens: N/10 slow values from 20, the step shrunk) on the same server
+and prints the peaks again, which must stay flat as the number of vectors grows.
 
 Dense data (``--dense``, issue 30's goal 3): the sim klines have a bar only in the seconds that
 saw a tick (about 967,000 bars in 30 days). With ``--dense`` the sim range is prepared as above,
@@ -413,7 +413,7 @@ def main() -> None:
         "--rss-vectors",
         type=int,
         default=0,
-        help="then run a second grid of about this many vectors and print the peaks again",
+        help="then run a second grid of this many vectors (in tens) and print the peaks again",
     )
     parser.add_argument(
         "--warm-sweeps",
@@ -563,13 +563,19 @@ def main() -> None:
                         "median before them"
                     )
                 if args.rss_vectors:
-                    step = max(1, round(180 / max(1, args.rss_vectors // 10 - 1)))
-                    big = {**GRID, "slow": {"from": 20, "to": 200, "step": step}}
+                    slows = max(1, args.rss_vectors // 10)  # times the 10 fast values
+                    step = max(1, round(180 / max(1, slows - 1)))
+                    slow = {"from": 20, "to": 20 + step * (slows - 1), "step": step}
+                    big = {**GRID, "slow": slow}
                     meter = CpuMeter(server.process.pid)
                     seconds, _, result = run_sweep(client, job, strategy_id, big)
                     cpu, _ = meter.read()
                     n = len(result["leaderboard"])
-                    print(f"second sweep: {n} vectors in {seconds:.2f} s; the service used {cpu}")
+                    print(
+                        f"second sweep: {n} vectors in {seconds:.2f} s (the service recorded its "
+                        f"end {result.get('_recorded_s', float('nan')):.2f} s after submission); "
+                        f"the service used {cpu}"
+                    )
                     print_peaks(f"after {len(rows)} + {n} vectors", server.process.pid)
             close = prepared_close(Path(tmp), job)
             print(f"bars: {close.size}")
