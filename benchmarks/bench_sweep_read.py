@@ -53,9 +53,11 @@ def server_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def write_sweep(db: Database, sweep_id: str, rows: int, curve_points: int, n: int) -> None:
-    """A grid sweep of ``rows`` vectors (fast x slow), two shards, all rows stored."""
-    rng = random.Random(rows)
+def write_sweep(
+    db: Database, sweep_id: str, rows: int, curve_points: int, n: int, stored: int | None = None
+) -> None:
+    """A grid sweep of ``rows`` vectors (fast x slow), two shards, its first ``stored`` rows
+    (all by default) stored; :func:`write_rows` stores more."""
     slows = list(range(1, rows // 10 + 1))
     spec = SweepSpec(
         prepare_job_id=PREPARE,
@@ -89,10 +91,23 @@ def write_sweep(db: Database, sweep_id: str, rows: int, curve_points: int, n: in
                 )
             )
             jobs.mark_started(job_id, now)
+    write_rows(db, sweep_id, rows, curve_points, n, 0, rows if stored is None else stored)
+
+
+def write_rows(
+    db: Database, sweep_id: str, rows: int, curve_points: int, n: int, start: int, stop: int
+) -> None:
+    """Rows ``start .. stop-1`` of :func:`write_sweep`'s sweep, in one transaction (as a
+    shard's flush writes its batch); the same rows whatever the batches."""
+    rng = random.Random(rows)
+    slows = list(range(1, rows // 10 + 1))
+    sharpes = [rng.gauss(0, 1) for _ in range(rows)]
+    best = set(sorted(range(rows), key=lambda i: -sharpes[i])[:n])
+    now = datetime.now(UTC)
+    with db.unit_of_work() as uow:
         repo = SweepRowRepository(uow.session)
-        sharpes = [rng.gauss(0, 1) for _ in range(rows)]
-        best = set(sorted(range(rows), key=lambda i: -sharpes[i])[:n])
-        for ix in range(rows):
+        for ix in range(start, min(stop, rows)):
+            rng = random.Random(rows * 100_003 + ix)
             curve = None
             if ix in best:
                 ts = tuple(1_700_000_000_000 + 60_000 * k for k in range(curve_points))
@@ -121,6 +136,27 @@ def finish(db: Database, sweep_id: str) -> None:
             jobs.finish(job_id, JobStatus.COMPLETED, now, None, None)
 
 
+def growing(
+    client: httpx.Client, pid: int, db: Database, rows: int, args: argparse.Namespace, path: str
+) -> None:
+    """Server CPU per GET of a sweep whose rows arrive ``args.growing`` at a time."""
+    sweep_id = f"grow-{rows}"
+    write_sweep(db, sweep_id, rows, args.curve_points, args.curves, stored=0)
+    used = 0.0
+    reads = 0
+    for start in range(0, rows, args.growing):
+        write_rows(db, sweep_id, rows, args.curve_points, args.curves, start, start + args.growing)
+        cpu = server_cpu(pid)
+        client.get(path).raise_for_status()
+        used += server_cpu(pid) - cpu
+        reads += 1
+    print(
+        f"{rows} rows arriving {args.growing} at a time, natural order, one GET after each "
+        f"batch: {used / reads * 1000:.1f} ms of server CPU a GET ({reads} GETs, "
+        f"{used:.2f} s in all)"
+    )
+
+
 def per_read(client: httpx.Client, pid: int, path: str, reads: int) -> tuple[float, float]:
     """Median wall ms and mean server CPU ms of ``reads`` GETs (after one warm-up read)."""
     client.get(path).raise_for_status()
@@ -140,6 +176,14 @@ def main() -> None:
     parser.add_argument("--curve-points", type=int, default=20_000)
     parser.add_argument("--curves", type=int, default=10, help="rows that keep a curve")
     parser.add_argument("--reads", type=int, default=20)
+    parser.add_argument(
+        "--growing",
+        type=int,
+        default=0,
+        metavar="BATCH",
+        help="first, per size: rows added BATCH at a time, one natural-order GET after each "
+        "(a running sweep polled as its shards write: every read sees a new row count)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         server = LiveServer(Path(tmp))
@@ -155,6 +199,9 @@ def main() -> None:
             headers = {"Authorization": f"Bearer {token}"}
             with httpx.Client(base_url=server.base_url, headers=headers, timeout=120) as client:
                 for rows in args.rows:
+                    path = f"/backtest/sim/kline/executeSweep/{PREPARE}/{{}}?order=natural"
+                    if args.growing:
+                        growing(client, pid, db, rows, args, path.format(f"grow-{rows}"))
                     sweep_id = f"bench-sweep-{rows}"
                     write_sweep(db, sweep_id, rows, args.curve_points, args.curves)
                     path = f"/backtest/sim/kline/executeSweep/{PREPARE}/{sweep_id}"
