@@ -298,6 +298,7 @@ final class GroupChecks {
                 .distance("dist", "price", "sma3").gain("g", "price", true).gain("gs", "price", false)
                 .loss("price").max("price").min("price").sum("price")
                 .add("spread", "ask", "bid").diff("d", "ask", "bid").mul("m", "ask", "bid")
+                .add("addNaN", "price", "open").diff("diffNaN", "open", "price").mul("mulNaN", "price", "open")
                 .fun("ratio", "ask", "bid", (a, b) -> a / b).fun("one", "ask", "bid", (a, b) -> 1)
                 .lessThan("lt", "price", 102).greatThan("gt", "price", 102).greatOrEqual("ge", "price", 102)
                 .lessOrEqual("le", "price", 102).equal("eq", "price", 102).notEqual("ne", "price", 102)
@@ -339,6 +340,12 @@ final class GroupChecks {
         Check.near(204, g.getValue("spread"), "add(a, b)");
         Check.near(2, g.getValue("d"), "diff(a, b)");
         Check.near(103 * 101, g.getValue("m"), "mul(a, b)");
+        long nan = Double.doubleToRawLongBits(Double.NaN);
+        for (String name : new String[] {"addNaN", "diffNaN", "mulNaN"}) {
+            double v = g.getValue(name);
+            Check.isTrue(Double.doubleToRawLongBits(v) == nan && !g.getExisting(name).isReady(),
+                    name + ": an operation over a NaN operand is Double.NaN, bit for bit, and not ready");
+        }
         Check.near(103 / 101.0, g.getValue("ratio"), "fun(a, b)");
         Check.near(1, g.getValue("one"), "fun returning an int");
         Check.near(0, g.getValue("lt"), "lessThan encodes false as 0");
