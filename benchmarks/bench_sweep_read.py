@@ -137,10 +137,11 @@ def finish(db: Database, sweep_id: str) -> None:
 
 
 def growing(
-    client: httpx.Client, pid: int, db: Database, rows: int, args: argparse.Namespace, path: str
+    client: httpx.Client, pid: int, db: Database, rows: int, args: argparse.Namespace
 ) -> None:
     """Server CPU per GET of a sweep whose rows arrive ``args.growing`` at a time."""
     sweep_id = f"grow-{rows}"
+    path = f"/backtest/sim/kline/executeSweep/{PREPARE}/{sweep_id}?order=natural"
     write_sweep(db, sweep_id, rows, args.curve_points, args.curves, stored=0)
     used = 0.0
     reads = 0
@@ -199,9 +200,8 @@ def main() -> None:
             headers = {"Authorization": f"Bearer {token}"}
             with httpx.Client(base_url=server.base_url, headers=headers, timeout=120) as client:
                 for rows in args.rows:
-                    path = f"/backtest/sim/kline/executeSweep/{PREPARE}/{{}}?order=natural"
                     if args.growing:
-                        growing(client, pid, db, rows, args, path.format(f"grow-{rows}"))
+                        growing(client, pid, db, rows, args)
                     sweep_id = f"bench-sweep-{rows}"
                     write_sweep(db, sweep_id, rows, args.curve_points, args.curves)
                     path = f"/backtest/sim/kline/executeSweep/{PREPARE}/{sweep_id}"
